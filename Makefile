@@ -1,0 +1,76 @@
+# GPU prefix sum, step by step. `make help` lists the targets.
+#
+#   make chapter-1 && ./run      build a chapter; ./run here runs the chapter built last
+#   make test                    build everything and run every self-test (GPU ones when a GPU is here)
+#   make SMS=90 ...              build for one GPU architecture only (fast); DEBUG=1 for -G -O0
+
+include common/common.mk
+
+CHAPTER_DIRS := 01_cpu_serial 02_warp_shfl 03_block_scan 04_scan_then_fan \
+                05_reduce_then_scan 06_chained_scan 07_decoupled_lookback
+# Chapters that exist: their folder has a Makefile.
+READY := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,$(CHAPTER_DIRS))))
+READY_NUMBERS := $(foreach d,$(READY),$(patsubst 0%,%,$(firstword $(subst _, ,$(d)))))
+
+TEST_BIN := $(BUILD)/tests
+HOST_TESTS := $(TEST_BIN)/test_common
+CUDA_TESTS := $(if $(NVCC),$(TEST_BIN)/cuda_probe $(TEST_BIN)/test_cuda_util)
+
+.PHONY: help all common tests test sanitize docs clean $(READY)
+.DEFAULT_GOAL := help
+
+help:
+	@echo "GPU prefix sum, step by step. Targets:"
+	@echo "  make chapter-N   build chapter N (1-7) and point ./run at it: make chapter-1 && ./run"
+	@echo "  make all         build every chapter that exists, and the tests"
+	@echo "  make test        build all, run host tests and every self-test (GPU suites need a GPU)"
+	@echo "  make sanitize    compute-sanitizer memcheck, racecheck, synccheck on the GPU chapters"
+	@echo "  make docs        Doxygen HTML into build/docs/html (warnings are errors)"
+	@echo "  make clean       remove build/ and every ./run"
+	@echo "  make help        this list"
+	@echo "Options: SMS=\"$(SMS)\" (GPU architectures; SMS=90 for a fast H100/H200 build), DEBUG=1 (-G -O0)"
+	@echo "Chapters written: $(if $(READY_NUMBERS),$(READY_NUMBERS),none)"
+
+# common/ first, so that chapters built in parallel never compile the same object twice.
+common: $(COMMON_HOST_OBJS) $(if $(NVCC),$(COMMON_CUDA_OBJS))
+
+all: common tests $(READY)
+
+$(READY): common
+	$(MAKE) -C $@ all
+
+chapter-%: common
+	@case "$*" in [1-7]) ;; *) echo "there is no chapter $*; the chapters are 1 to 7"; exit 1;; esac; \
+	dir=$$(ls -d 0$*_* 2>/dev/null | head -n 1); \
+	if [ -z "$$dir" ] || [ ! -f "$$dir/Makefile" ]; then \
+	  name=$$(echo "$(CHAPTER_DIRS)" | tr ' ' '\n' | grep "^0$*_" || echo "chapter-$*"); \
+	  echo "chapter $* ($$name) is not written yet; chapters written: $(READY_NUMBERS)"; \
+	  exit 1; \
+	fi; \
+	$(MAKE) -C "$$dir" all && ln -sfn "$$dir/run" run && echo "./run is now $$dir/run"
+
+tests: $(HOST_TESTS) $(CUDA_TESTS)
+
+$(TEST_BIN)/test_common: tests/test_common.c $(COMMON_HOST_OBJS) $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(COMMON_HOST_OBJS) -o $@ $(LDLIBS)
+
+$(TEST_BIN)/%: tests/%.cu $(COMMON_HOST_OBJS) $(COMMON_CUDA_OBJS) $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $< $(COMMON_HOST_OBJS) $(COMMON_CUDA_OBJS) -o $@ $(LDLIBS)
+
+test: all
+	@CHAPTERS="$(READY)" NVCC="$(NVCC)" tests/run_tests.sh
+
+sanitize: all
+	@CHAPTERS="$(READY)" tests/sanitize.sh
+
+# Doxygen reads README.md, docs/, common/, tests/ and the chapters that exist.
+docs:
+	@command -v doxygen >/dev/null || { echo "make docs needs doxygen (apt-get install doxygen graphviz)"; exit 2; }
+	@mkdir -p $(BUILD)/docs
+	DOXY_INPUT="README.md docs common tests $(READY)" DOXY_OUTPUT="$(BUILD)/docs" doxygen docs/Doxyfile
+	@echo "docs: open $(BUILD)/docs/html/index.html"
+
+clean:
+	rm -rf $(BUILD) run $(addsuffix /run,$(CHAPTER_DIRS))

@@ -1,0 +1,299 @@
+/**
+ * \file cli.c
+ * \brief The shared command line: parsing, checking and `--help` (CONVENTIONS §4).
+ *
+ * Numbers are parsed digit by digit with an explicit overflow check instead of strtoull(), whose
+ * silent acceptance of "-5" (it wraps) and leading blanks would let bad input through.
+ */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/** Result of parse_u64(). */
+enum number_status { NUMBER_OK, NUMBER_NOT_A_NUMBER, NUMBER_NEGATIVE, NUMBER_TOO_LARGE };
+
+/** Parse decimal digits only (no sign, blanks or suffix) into `*value`, refusing values above `max`. */
+static enum number_status parse_u64(const char *text, uint64_t max, uint64_t *value)
+{
+    if (text[0] == '-' && text[1] >= '0' && text[1] <= '9')
+        return NUMBER_NEGATIVE;
+    if (text[0] == '\0')
+        return NUMBER_NOT_A_NUMBER;
+    uint64_t v = 0;
+    for (const char *p = text; *p; ++p) {
+        if (*p < '0' || *p > '9')
+            return NUMBER_NOT_A_NUMBER;
+        unsigned digit = (unsigned)(*p - '0');
+        if (v > (max - digit) / 10)
+            return NUMBER_TOO_LARGE;
+        v = v * 10 + digit;
+    }
+    *value = v;
+    return NUMBER_OK;
+}
+
+int cli_parse_size(const char *text, size_t *value, char *err, size_t errlen)
+{
+    uint64_t v = 0;
+    if (strncmp(text, "2^", 2) == 0) {
+        enum number_status status = parse_u64(text + 2, UINT64_MAX, &v);
+        if (status == NUMBER_NOT_A_NUMBER) {
+            snprintf(err, errlen, "-n '%s' is not a size; write a power of two as 2^K, e.g. 2^20",
+                     text);
+            return EXIT_USAGE;
+        }
+        if (status != NUMBER_OK || v > CLI_MAX_LOG2_N) {
+            snprintf(err, errlen, "-n '%s' is out of range; K in 2^K must be 0 ... %d", text,
+                     CLI_MAX_LOG2_N);
+            return EXIT_USAGE;
+        }
+        *value = (size_t)1 << v;
+        return 0;
+    }
+    switch (parse_u64(text, CLI_MAX_N, &v)) {
+    case NUMBER_OK:
+        *value = (size_t)v;
+        return 0;
+    case NUMBER_NEGATIVE:
+        snprintf(err, errlen, "-n '%s' is negative; give a count of elements, 0 or more", text);
+        return EXIT_USAGE;
+    case NUMBER_TOO_LARGE:
+        snprintf(err, errlen, "-n '%s' is too large; the most this program accepts is 2^%d (%llu)",
+                 text, CLI_MAX_LOG2_N, (unsigned long long)CLI_MAX_N);
+        return EXIT_USAGE;
+    default:
+        snprintf(err, errlen,
+                 "-n '%s' is not a size; give a count like 1000000 or a power of two like 2^20",
+                 text);
+        return EXIT_USAGE;
+    }
+}
+
+/** Parse the value of `--reps` or `--seed` (named `option`) into `*value` within [min, max]. */
+static int parse_count(const char *option, const char *text, uint64_t min, uint64_t max,
+                       uint64_t *value, char *err, size_t errlen)
+{
+    switch (parse_u64(text, max, value)) {
+    case NUMBER_OK:
+        if (*value < min) {
+            snprintf(err, errlen, "%s '%s' is too small; it must be at least %llu", option, text,
+                     (unsigned long long)min);
+            return EXIT_USAGE;
+        }
+        return 0;
+    case NUMBER_NEGATIVE:
+        snprintf(err, errlen, "%s '%s' is negative; give a whole number from %llu to %llu", option,
+                 text, (unsigned long long)min, (unsigned long long)max);
+        return EXIT_USAGE;
+    case NUMBER_TOO_LARGE:
+        snprintf(err, errlen, "%s '%s' is too large; the most is %llu", option, text,
+                 (unsigned long long)max);
+        return EXIT_USAGE;
+    default:
+        snprintf(err, errlen, "%s '%s' is not a number; give a whole number from %llu to %llu",
+                 option, text, (unsigned long long)min, (unsigned long long)max);
+        return EXIT_USAGE;
+    }
+}
+
+/** Write the comma-separated variant names of `prog` into `buf`. */
+static void list_variants(const scan_program *prog, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int v = 0; v < prog->variant_count && used < len; ++v)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", v ? ", " : "", prog->variants[v]);
+}
+
+/**
+ * If `arg` is option `name`, point `*value` at its value ("--name=value" or the next argument)
+ * and return 1; return 0 if `arg` is another option. Sets `*missing` when the value is absent.
+ */
+static int take_value(const char *arg, const char *name, int argc, char **argv, int *i,
+                      const char **value, int *missing)
+{
+    size_t len = strlen(name);
+    if (strncmp(arg, name, len) != 0)
+        return 0;
+    if (arg[len] == '=') {
+        *value = arg + len + 1;
+        return 1;
+    }
+    if (arg[len] != '\0')
+        return 0;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return 1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt, char *err,
+              size_t errlen)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->reps = prog->default_reps;
+    opt->seed = CLI_DEFAULT_SEED;
+    opt->variant = -1;
+
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i];
+        const char *value = NULL;
+        int missing = 0;
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            opt->help = 1;
+        } else if (strcmp(arg, "--self-test") == 0) {
+            opt->self_test = 1;
+        } else if (strcmp(arg, "--exclusive") == 0) {
+            opt->exclusive = 1;
+        } else if (strcmp(arg, "--csv") == 0) {
+            opt->csv = 1;
+        } else if (take_value(arg, "-n", argc, argv, &i, &value, &missing)) {
+            if (missing) {
+                snprintf(err, errlen, "option '-n' needs a value, e.g. -n 1000000 or -n 2^20");
+                return EXIT_USAGE;
+            }
+            if (cli_parse_size(value, &opt->n, err, errlen))
+                return EXIT_USAGE;
+            opt->n_given = 1;
+        } else if (take_value(arg, "--reps", argc, argv, &i, &value, &missing)) {
+            uint64_t reps = 0;
+            if (missing) {
+                snprintf(err, errlen, "option '--reps' needs a value, e.g. --reps 20");
+                return EXIT_USAGE;
+            }
+            if (parse_count("--reps", value, 1, CLI_MAX_REPS, &reps, err, errlen))
+                return EXIT_USAGE;
+            opt->reps = (int)reps;
+        } else if (take_value(arg, "--seed", argc, argv, &i, &value, &missing)) {
+            if (missing) {
+                snprintf(err, errlen, "option '--seed' needs a value, e.g. --seed 42");
+                return EXIT_USAGE;
+            }
+            if (parse_count("--seed", value, 0, UINT64_MAX, &opt->seed, err, errlen))
+                return EXIT_USAGE;
+        } else if (take_value(arg, "--input", argc, argv, &i, &value, &missing)) {
+            if (missing || value[0] == '\0') {
+                snprintf(err, errlen, "option '--input' needs a file name, e.g. --input data.bin");
+                return EXIT_USAGE;
+            }
+            opt->input = value;
+        } else if (take_value(arg, "--output", argc, argv, &i, &value, &missing)) {
+            if (missing || value[0] == '\0') {
+                snprintf(err, errlen, "option '--output' needs a file name, e.g. --output scan.bin");
+                return EXIT_USAGE;
+            }
+            opt->output = value;
+        } else if (take_value(arg, "--variant", argc, argv, &i, &value, &missing)) {
+            char names[256];
+            list_variants(prog, names, sizeof names);
+            if (missing) {
+                snprintf(err, errlen, "option '--variant' needs a name; this chapter has: %s, all",
+                         names);
+                return EXIT_USAGE;
+            }
+            opt->variant = -2;
+            if (strcmp(value, "all") == 0)
+                opt->variant = -1;
+            for (int v = 0; v < prog->variant_count; ++v)
+                if (strcmp(value, prog->variants[v]) == 0)
+                    opt->variant = v;
+            if (opt->variant == -2) {
+                snprintf(err, errlen, "unknown variant '%s'; this chapter has: %s, all", value,
+                         names);
+                return EXIT_USAGE;
+            }
+        } else if (arg[0] == '-') {
+            snprintf(err, errlen, "unknown option '%s'; run './run --help' to see the options",
+                     arg);
+            return EXIT_USAGE;
+        } else {
+            snprintf(err, errlen,
+                     "unexpected argument '%s'; options start with '-' (see './run --help')", arg);
+            return EXIT_USAGE;
+        }
+    }
+
+    if (opt->help)
+        return 0;
+    if (opt->exclusive && !prog->supports_exclusive) {
+        snprintf(err, errlen,
+                 "--exclusive is not supported by %s, which computes inclusive scans only; drop "
+                 "--exclusive",
+                 prog->name);
+        return EXIT_USAGE;
+    }
+    if (opt->output && !opt->input) {
+        snprintf(err, errlen,
+                 "--output needs --input: it names where to write the scan of the --input file");
+        return EXIT_USAGE;
+    }
+    if (opt->input && opt->n_given) {
+        snprintf(err, errlen, "-n and --input both set the size; give one of them");
+        return EXIT_USAGE;
+    }
+    if (opt->input && opt->self_test) {
+        snprintf(err, errlen, "--self-test makes its own inputs; drop --input/--output");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+void cli_print_help(FILE *f, const scan_program *prog)
+{
+    char names[256];
+    list_variants(prog, names, sizeof names);
+    fprintf(f, "%s: %s\n", prog->name, prog->title);
+    if (prog->segment)
+        fprintf(f, "Segmented scan: every %zu consecutive elements are scanned on their own.\n",
+                prog->segment);
+    fprintf(f,
+            "\nUsage: ./run [options]\n"
+            "  (no options)        sweep of default sizes: verify each, then time; print a table\n"
+            "  -n N                one size: decimal, or 2^K (0 <= K <= %d)\n"
+            "  --reps R            timed repetitions, median reported (default %d)\n"
+            "  --seed S            input seed (default %u)\n"
+            "  --self-test         correctness battery; with -n N, only sizes up to N\n"
+            "  --input F           scan the int32 values in F (raw, little-endian)\n"
+            "  --output G          with --input: write the scan to G (same format)\n",
+            CLI_MAX_LOG2_N, prog->default_reps, CLI_DEFAULT_SEED);
+    if (prog->supports_exclusive)
+        fprintf(f, "  --exclusive         exclusive scan (default: inclusive)\n");
+    fprintf(f,
+            "  --variant NAME      one of: %s, all (default: all, side by side)\n"
+            "  --csv               machine-readable rows instead of the table\n"
+            "  --help              this text\n"
+            "\nExit status: 0 success, 1 a result was wrong, 2 bad usage or input, 3 CUDA trouble.\n",
+            names);
+}
+
+void cli_fail(int status, const char *fmt, ...)
+{
+    va_list args;
+    fflush(stdout);
+    fputs("run: ", stderr);
+    va_start(args, fmt);
+    vfprintf(stderr, fmt, args);
+    va_end(args);
+    fputc('\n', stderr);
+    exit(status);
+}
+
+void cli_parse_or_exit(int argc, char **argv, const scan_program *prog, scan_options *opt)
+{
+    char err[512];
+    if (cli_parse(argc, argv, prog, opt, err, sizeof err))
+        cli_fail(EXIT_USAGE, "%s", err);
+    if (opt->help) {
+        cli_print_help(stdout, prog);
+        exit(EXIT_OK);
+    }
+}
+
+int cli_variant_selected(const scan_options *opt, int v)
+{
+    return opt->variant < 0 || opt->variant == v;
+}

@@ -1,0 +1,90 @@
+# Build rules shared by every chapter, the tests and the top-level Makefile.
+#
+# A chapter's Makefile is two lines:
+#     SOURCES := my_chapter.cu
+#     include ../common/common.mk
+# and `make` there builds ./run in the chapter folder. Objects go to build/ at the top.
+#
+# Knobs (on the command line or in the environment):
+#   SMS="75 80 86 89 90 100 120"  GPU architectures of the fat binary; PTX is added for the last
+#   SMS=90                        one architecture: a much faster build (H100/H200)
+#   DEBUG=1                       -G -O0 device code, -O0 -g host code
+
+ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
+BUILD := $(ROOT)/build
+
+SMS ?= 75 80 86 89 90 100 120
+DEBUG ?= 0
+
+# nvcc: from PATH, else the toolkit's usual home. Empty when there is no CUDA toolkit, in which
+# case only chapter 01 (plain C) and the host tests can be built.
+NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+CC := $(if $(filter default,$(origin CC)),gcc,$(CC))
+
+GENCODE := $(foreach sm,$(SMS),-gencode arch=compute_$(sm),code=sm_$(sm)) \
+           -gencode arch=compute_$(lastword $(SMS)),code=compute_$(lastword $(SMS))
+
+ifeq ($(DEBUG),1)
+  HOST_OPT := -O0 -g
+  DEVICE_OPT := -G -O0 -g
+else
+  HOST_OPT := -O3
+  DEVICE_OPT := -O3 -lineinfo
+endif
+
+CFLAGS := -std=c11 -Wall -Wextra -Werror -fopenmp $(HOST_OPT) -I$(ROOT)/common
+NVCCFLAGS := $(DEVICE_OPT) $(GENCODE) -Xcompiler -Wall,-Wextra,-fopenmp -Werror all-warnings \
+             -I$(ROOT)/common
+LDLIBS := -lgomp
+
+# Rebuild everything when the flags change (make SMS=90 after a fat build, DEBUG=1, ...).
+FLAGS_FILE := $(BUILD)/flags.txt
+$(shell mkdir -p $(BUILD) && \
+  printf '%s\n' '$(CC) $(CFLAGS)' '$(NVCC) $(NVCCFLAGS)' > $(BUILD)/flags.new && \
+  (cmp -s $(BUILD)/flags.new $(FLAGS_FILE) || mv $(BUILD)/flags.new $(FLAGS_FILE)))
+
+COMMON_HOST_OBJS := $(addprefix $(BUILD)/common/,cli.o data.o io.o report.o selftest.o)
+COMMON_CUDA_OBJS := $(BUILD)/common/cuda_util.o
+
+$(BUILD)/common/%.o: $(ROOT)/common/%.c $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/common/%.o: $(ROOT)/common/%.cu $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+-include $(COMMON_HOST_OBJS:.o=.d) $(COMMON_CUDA_OBJS:.o=.d)
+
+# ---- a chapter: SOURCES set by the including Makefile -----------------------------------------
+ifdef SOURCES
+CHAPTER_DIR := $(abspath $(dir $(firstword $(MAKEFILE_LIST))))
+CHAPTER := $(notdir $(CHAPTER_DIR))
+OBJS := $(patsubst %,$(BUILD)/$(CHAPTER)/%.o,$(basename $(SOURCES)))
+IS_CUDA := $(filter %.cu,$(SOURCES))
+
+.PHONY: all clean
+all: $(CHAPTER_DIR)/run
+
+$(BUILD)/$(CHAPTER)/%.o: $(CHAPTER_DIR)/%.c $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/$(CHAPTER)/%.o: $(CHAPTER_DIR)/%.cu $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(if $(NVCC),,$(error $(CHAPTER) needs nvcc, the CUDA compiler: install the CUDA Toolkit or put its bin/ folder on PATH))
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+ifneq ($(IS_CUDA),)
+$(CHAPTER_DIR)/run: $(OBJS) $(COMMON_HOST_OBJS) $(COMMON_CUDA_OBJS)
+	$(NVCC) $(GENCODE) $^ -o $@ $(LDLIBS)
+else
+$(CHAPTER_DIR)/run: $(OBJS) $(COMMON_HOST_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+endif
+
+clean:
+	rm -rf $(BUILD)/$(CHAPTER) $(CHAPTER_DIR)/run
+
+-include $(OBJS:.o=.d)
+endif

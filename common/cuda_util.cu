@@ -1,0 +1,109 @@
+/**
+ * \file cuda_util.cu
+ * \brief Host-side CUDA helpers: checked errors, device line, event timing, memcpy baseline.
+ */
+#include "cuda_util.h"
+
+#include "cli.h"
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+void cuda_fail(cudaError_t status, const char *what, const char *file, int line)
+{
+    fflush(stdout);
+    fprintf(stderr, "run: CUDA error %s (%s)\n  in %s\n  at %s:%d\n", cudaGetErrorName(status),
+            cudaGetErrorString(status), what, file, line);
+    if (status == cudaErrorMemoryAllocation)
+        fprintf(stderr, "  the GPU has too little free memory for this size; try a smaller -n\n");
+    exit(EXIT_CUDA);
+}
+
+void cuda_init_device(cudaDeviceProp *props)
+{
+    int count = 0;
+    cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess || count == 0) {
+        fprintf(stderr, "run: no usable CUDA device (%s); this program needs an NVIDIA GPU of "
+                        "compute capability 7.5 or newer and its driver\n",
+                status != cudaSuccess ? cudaGetErrorString(status) : "none found");
+        exit(EXIT_CUDA);
+    }
+    CUDA_CHECK(cudaSetDevice(0));
+    CUDA_CHECK(cudaGetDeviceProperties(props, 0));
+    if (props->major * 10 + props->minor < 75) {
+        fprintf(stderr, "run: %s has compute capability %d.%d; this course needs 7.5 or newer\n",
+                props->name, props->major, props->minor);
+        exit(EXIT_CUDA);
+    }
+}
+
+const char *cuda_device_line(const cudaDeviceProp *props, char *buf, size_t len)
+{
+    int runtime = 0, driver = 0;
+    CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    CUDA_CHECK(cudaDriverGetVersion(&driver));
+    snprintf(buf, len, "GPU: %s, compute capability %d.%d, %d SMs, %.1f GiB, L2 %d MiB; CUDA runtime %d.%d, driver %d.%d",
+             props->name, props->major, props->minor, props->multiProcessorCount,
+             (double)props->totalGlobalMem / (1024.0 * 1024.0 * 1024.0),
+             props->l2CacheSize / (1024 * 1024), runtime / 1000, (runtime % 1000) / 10,
+             driver / 1000, (driver % 1000) / 10);
+    return buf;
+}
+
+double cuda_time_median_ms(gpu_work_fn work, void *ctx, int warmup, int reps)
+{
+    cudaEvent_t start, stop;
+    double *times = (double *)malloc((size_t)reps * sizeof(double));
+    if (!times)
+        cli_fail(EXIT_USAGE, "out of host memory for %d timings; use a smaller --reps", reps);
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    for (int i = 0; i < warmup; ++i)
+        work(ctx);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    for (int i = 0; i < reps; ++i) {
+        float ms = 0.0f;
+        CUDA_CHECK(cudaEventRecord(start, 0));
+        work(ctx);
+        CUDA_CHECK(cudaEventRecord(stop, 0));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        times[i] = ms;
+    }
+    double result = median(times, reps);
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    free(times);
+    return result;
+}
+
+/** What memcpy_work() copies. */
+typedef struct memcpy_job {
+    void *dst;        /**< destination (device) */
+    const void *src;  /**< source (device) */
+    size_t bytes;     /**< bytes to copy */
+} memcpy_job;
+
+/** The baseline: one device-to-device copy on the default stream. */
+static void memcpy_work(void *ctx)
+{
+    memcpy_job *job = (memcpy_job *)ctx;
+    CUDA_CHECK(cudaMemcpyAsync(job->dst, job->src, job->bytes, cudaMemcpyDeviceToDevice, 0));
+}
+
+double cuda_memcpy_ms(void *dst, const void *src, size_t bytes, int reps)
+{
+    memcpy_job job = {dst, src, bytes};
+    if (bytes == 0)
+        return 0.0;
+    return cuda_time_median_ms(memcpy_work, &job, 2, reps);
+}
+
+size_t cuda_free_bytes(void)
+{
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return free_bytes;
+}

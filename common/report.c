@@ -1,0 +1,100 @@
+/**
+ * \file report.c
+ * \brief Table and CSV output, throughput arithmetic, median and the host clock.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "report.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void report_header(FILE *f, const report_column *cols, int ncols, int csv)
+{
+    int total = 0;
+    for (int c = 0; c < ncols; ++c) {
+        if (csv)
+            fprintf(f, "%s%s", c ? "," : "", cols[c].title);
+        else
+            fprintf(f, "%s%*s", c ? "  " : "", c + 1 < ncols ? cols[c].width : 0, cols[c].title);
+        total += abs(cols[c].width) + (c ? 2 : 0);
+    }
+    fputc('\n', f);
+    if (!csv) {
+        for (int i = 0; i < total; ++i)
+            fputc('-', f);
+        fputc('\n', f);
+    }
+}
+
+void report_row(FILE *f, const report_column *cols, int ncols, int csv, const char *const *cells)
+{
+    for (int c = 0; c < ncols; ++c) {
+        if (csv)
+            fprintf(f, "%s%s", c ? "," : "", cells[c]);
+        else /* the last column is not padded: no trailing blanks */
+            fprintf(f, "%s%*s", c ? "  " : "", c + 1 < ncols ? cols[c].width : 0, cells[c]);
+    }
+    fputc('\n', f);
+    fflush(f);
+}
+
+void report_note(FILE *f, int csv, const char *fmt, ...)
+{
+    va_list args;
+    if (csv)
+        fputs("# ", f);
+    va_start(args, fmt);
+    vfprintf(f, fmt, args);
+    va_end(args);
+    fputc('\n', f);
+}
+
+const char *format_size(size_t n, char *buf, size_t len)
+{
+    if (n >= 1024 && (n & (n - 1)) == 0) {
+        int k = 0;
+        while (((size_t)1 << k) != n)
+            ++k;
+        snprintf(buf, len, "2^%d", k);
+    } else {
+        snprintf(buf, len, "%zu", n);
+    }
+    return buf;
+}
+
+double scan_min_bytes(size_t n)
+{
+    return 2.0 * (double)n * 4.0;
+}
+
+double gb_per_s(double bytes, double ms)
+{
+    return ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0;
+}
+
+/** qsort comparison for doubles. */
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double median(double *values, int count)
+{
+    if (count <= 0)
+        return 0.0;
+    qsort(values, (size_t)count, sizeof *values, compare_doubles);
+    if (count % 2)
+        return values[count / 2];
+    return 0.5 * (values[count / 2 - 1] + values[count / 2]);
+}
+
+double host_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

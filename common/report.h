@@ -1,0 +1,62 @@
+/**
+ * \file report.h
+ * \brief Tables and CSV, the numbers in them (GB/s, % of memcpy), medians and the host clock
+ *        (CONVENTIONS §6).
+ *
+ * Throughput always counts the minimum traffic of any scan, one read and one write of every
+ * element, 2·n·4 bytes, whatever the algorithm really moves; a chapter that moves more shows it
+ * as a lower GB/s. "% of memcpy" divides the copy's time for the same n, measured in the same run,
+ * by the scan's time: 100 % means the scan runs as fast as copying its input.
+ */
+#ifndef SCAN_REPORT_H
+#define SCAN_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One column of a report. */
+typedef struct report_column {
+    const char *title;  /**< header text; also the CSV field name */
+    int width;          /**< table column width; negative for left-aligned */
+} report_column;
+
+/** \brief Print the header: column titles and a rule, or the CSV header line. */
+void report_header(FILE *f, const report_column *cols, int ncols, int csv);
+
+/** \brief Print one row of `ncols` already formatted cells. */
+void report_row(FILE *f, const report_column *cols, int ncols, int csv, const char *const *cells);
+
+/**
+ * \brief Print an informational line: as is in a table, behind "# " in CSV, so that a CSV reader
+ *        can skip it.
+ */
+void report_note(FILE *f, int csv, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/** \brief Format n as "2^K" when it is a power of two of at least 2^10, else in decimal. */
+const char *format_size(size_t n, char *buf, size_t len);
+
+/** \brief Bytes every scan must move: 2·n·4 (read each element once, write it once). */
+double scan_min_bytes(size_t n);
+
+/** \brief Throughput in GB/s (10^9 bytes per second) of `bytes` moved in `ms` milliseconds. */
+double gb_per_s(double bytes, double ms);
+
+/** \brief Median of `count` values (sorts `values` in place); 0 when count is 0. */
+double median(double *values, int count);
+
+/** \brief Monotonic host clock in seconds. */
+double host_seconds(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCAN_REPORT_H */

@@ -1,0 +1,155 @@
+/**
+ * \file selftest.c
+ * \brief The correctness battery: sizes × patterns × modes × variants × repeats, every element checked.
+ */
+#include "selftest.h"
+
+#include "data.h"
+#include "io.h"
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/** Failures described in full; later ones are only counted, so a broken kernel cannot flood the log. */
+#define MAX_FAILURES_SHOWN 8
+
+/** qsort comparison for sizes. */
+static int compare_sizes(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/** Fill `sizes` with the battery's sizes below 2^31 for this tile, sorted, without repeats. */
+static int battery_sizes(size_t tile, size_t *sizes)
+{
+    const size_t fixed[] = {0, 1, 2, 31, 32, 33, 1023, 1024, 1025, 1000003, ((size_t)1 << 24) + 1};
+    int count = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i)
+        sizes[count++] = fixed[i];
+    if (tile > 0) {
+        sizes[count++] = tile - 1;
+        sizes[count++] = tile;
+        sizes[count++] = tile + 1;
+        sizes[count++] = 3 * tile + 7;
+    }
+    qsort(sizes, (size_t)count, sizeof *sizes, compare_sizes);
+    int unique = 0;
+    for (int i = 0; i < count; ++i)
+        if (unique == 0 || sizes[unique - 1] != sizes[i])
+            sizes[unique++] = sizes[i];
+    return unique;
+}
+
+size_t self_test_host_bytes(size_t n)
+{
+    return 3 * n * sizeof(int32_t);
+}
+
+/** Counters kept across the whole battery. */
+typedef struct tally {
+    long passed;  /**< cases that passed */
+    long failed;  /**< cases that failed */
+} tally;
+
+/** Run every case of one size; print one line for it. */
+static void run_size(const scan_program *prog, const scan_options *opt, const self_test_config *cfg,
+                     scan_fn fn, void *ctx, size_t n, int pattern_count, int32_t *in,
+                     int32_t *out, int32_t *ref, tally *t)
+{
+    char nbuf[32];
+    long before_pass = t->passed, before_fail = t->failed;
+    double start = host_seconds();
+    for (int p = 0; p < pattern_count; ++p) {
+        generate_input(in, n, (data_pattern)p, opt->seed);
+        for (int exclusive = 0; exclusive <= 1; ++exclusive) {
+            if (exclusive ? !prog->supports_exclusive : opt->exclusive)
+                continue;
+            scan_reference(in, ref, n, exclusive, prog->segment);
+            for (int v = 0; v < prog->variant_count; ++v) {
+                if (!cli_variant_selected(opt, v))
+                    continue;
+                for (int r = 0; r < cfg->repeats; ++r) {
+                    poison(out, n);
+                    int status = fn(ctx, v, in, out, n, exclusive);
+                    verify_result res = verify_scan(ref, out, n);
+                    if (status == 0 && res.mismatches == 0) {
+                        ++t->passed;
+                        continue;
+                    }
+                    if (++t->failed <= MAX_FAILURES_SHOWN) {
+                        printf("  FAIL n=%zu pattern=%s variant=%s %s run %d of %d\n", n,
+                               pattern_name((data_pattern)p), prog->variants[v],
+                               exclusive ? "exclusive" : "inclusive", r + 1, cfg->repeats);
+                        if (status != 0)
+                            printf("    the scan reported an error (status %d)\n", status);
+                        else
+                            verify_report(stdout, &res, ref, out, n);
+                    }
+                }
+            }
+        }
+    }
+    long passed = t->passed - before_pass, failed = t->failed - before_fail;
+    printf("  n = %-12s %4ld cases %-6s (%.2f s)\n", format_size(n, nbuf, sizeof nbuf),
+           passed + failed, failed ? "FAILED" : "ok", host_seconds() - start);
+    if (failed)
+        printf("    %ld of %ld cases failed at this size\n", failed, passed + failed);
+    fflush(stdout);
+}
+
+int self_test_run(const scan_program *prog, const scan_options *opt, const self_test_config *cfg,
+                  scan_fn fn, void *ctx)
+{
+    size_t sizes[32];
+    int count = battery_sizes(cfg->tile, sizes);
+    size_t limit = opt->n_given ? opt->n : (size_t)-1;
+    size_t largest = 0;
+    tally t = {0, 0};
+
+    printf("self-test of %s: %s scan%s, %s, seed %llu\n", prog->name,
+           opt->exclusive ? "exclusive" : prog->supports_exclusive ? "inclusive and exclusive"
+                                                                   : "inclusive",
+           opt->exclusive || !prog->supports_exclusive ? "" : "s",
+           opt->variant < 0 ? "every variant" : prog->variants[opt->variant],
+           (unsigned long long)opt->seed);
+    if (prog->segment)
+        printf("segmented: every %zu elements are scanned on their own\n", prog->segment);
+    printf("patterns: random, small, ones, alternating; %d run%s per case; tile %zu\n",
+           cfg->repeats, cfg->repeats == 1 ? "" : "s", cfg->tile);
+
+    for (int i = 0; i < count; ++i)
+        if (sizes[i] <= limit && sizes[i] > largest)
+            largest = sizes[i];
+    int32_t *in = (int32_t *)xmalloc(largest * sizeof(int32_t), "the self-test input");
+    int32_t *out = (int32_t *)xmalloc(largest * sizeof(int32_t), "the self-test output");
+    int32_t *ref = (int32_t *)xmalloc(largest * sizeof(int32_t), "the self-test reference");
+    for (int i = 0; i < count; ++i)
+        if (sizes[i] <= limit)
+            run_size(prog, opt, cfg, fn, ctx, sizes[i], PATTERN_COUNT, in, out, ref, &t);
+    free(in);
+    free(out);
+    free(ref);
+
+    if (opt->n_given && limit < SELF_TEST_BIG_N) {
+        printf("  n > 2^31: skipped (-n %zu limits the sizes)\n", limit);
+    } else if (cfg->big_n == 0) {
+        printf("  n > 2^31: skipped (%s)\n",
+               cfg->big_skip_reason ? cfg->big_skip_reason : "not requested");
+    } else {
+        /* One pattern only: at 8 GiB per array the others would add minutes and no new index. */
+        in = (int32_t *)xmalloc(cfg->big_n * sizeof(int32_t), "the n > 2^31 input");
+        out = (int32_t *)xmalloc(cfg->big_n * sizeof(int32_t), "the n > 2^31 output");
+        ref = (int32_t *)xmalloc(cfg->big_n * sizeof(int32_t), "the n > 2^31 reference");
+        run_size(prog, opt, cfg, fn, ctx, cfg->big_n, 1, in, out, ref, &t);
+        free(in);
+        free(out);
+        free(ref);
+    }
+    if (t.failed > MAX_FAILURES_SHOWN)
+        printf("  (%ld more failures not shown)\n", t.failed - MAX_FAILURES_SHOWN);
+    printf("self-test %s: %ld passed, %ld failed\n", t.failed ? "FAILED" : "passed", t.passed,
+           t.failed);
+    return t.failed ? EXIT_WRONG : EXIT_OK;
+}

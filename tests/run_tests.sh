@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The runner behind `make test` (CONVENTIONS §7). `make test` builds everything first; this runs:
+#   host suites  - unit tests of common/, the command line of a real program, \file blocks,
+#                  chapter 01's self-test (no GPU needed)
+#   GPU suites   - CUDA helper tests and every GPU chapter's --self-test, when the probe finds a
+#                  CUDA device that runs our code; otherwise each is reported as skipped, with why
+# Each suite's full output goes to build/tests/logs/. The last line is "N passed, N failed, N skipped";
+# the exit status is non-zero if anything failed.
+# Environment: CHAPTERS (chapter folders that exist), NVCC (the CUDA compiler, empty if none).
+set -u
+cd "$(dirname "$0")/.."
+LOGS=build/tests/logs
+mkdir -p "$LOGS"
+passed=0 failed=0 skipped=0
+
+# run_suite NAME COMMAND... : run, record pass/fail, show the summary line or the failure's tail
+run_suite() {
+  local name=$1 log
+  shift
+  log="$LOGS/$(echo "$name" | tr -c 'A-Za-z0-9_\n' '_').log"
+  local runner="timeout 3600"   # belt and braces: no suite may hang make test
+  [ "$(type -t "$1")" = function ] && runner=""
+  if $runner "$@" >"$log" 2>&1; then
+    passed=$((passed + 1))
+    printf 'PASS  %-30s %s\n' "$name" "$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)"
+  else
+    failed=$((failed + 1))
+    printf 'FAIL  %-30s (exit %s; last lines of %s follow)\n' "$name" "$?" "$log"
+    tail -n 25 "$log" | sed 's/^/      /'
+  fi
+}
+
+skip_suite() {
+  skipped=$((skipped + 1))
+  printf 'SKIP  %-30s %s\n' "$1" "$2"
+}
+
+# every source file opens with a Doxygen \file block
+check_file_blocks() {
+  local missing=0 f
+  for f in $(git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cu' '*.cuh' 2>/dev/null || find . -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh'); do
+    if ! grep -q '\\file' "$f"; then echo "no \\file block: $f"; missing=$((missing + 1)); fi
+  done
+  echo "every source file has a \\file block ($missing missing)"
+  [ "$missing" -eq 0 ]
+}
+
+# the CUDA helpers, and the exit status 3 that CUDA trouble must give
+cuda_helper_suite() {
+  build/tests/test_cuda_util || return 1
+  local provoke status
+  for provoke in --oom --bad-launch; do
+    build/tests/test_cuda_util "$provoke"
+    status=$?
+    if [ "$status" -ne 3 ]; then echo "FAIL test_cuda_util $provoke exited $status, wanted 3"; return 1; fi
+    echo "test_cuda_util $provoke: exit 3 as it should"
+  done
+  echo "cuda helpers ok; CUDA errors exit with status 3"
+}
+
+echo "== host suites"
+run_suite "host unit tests" build/tests/test_common
+run_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run
+run_suite "\\file blocks" check_file_blocks
+run_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test
+
+echo "== GPU suites"
+gpu_chapters=""
+for c in ${CHAPTERS:-}; do
+  [ "$c" = 01_cpu_serial ] || gpu_chapters="$gpu_chapters $c"
+done
+reason=""
+if [ -z "${NVCC:-}" ]; then
+  reason="no CUDA compiler (nvcc) found, so no GPU code was built"
+else
+  probe=$(build/tests/cuda_probe 2>&1)
+  case $? in
+    0) echo "probe: $probe" ;;
+    1) reason="$probe (probe: build/tests/cuda_probe)" ;;
+    *) failed=$((failed + 1)); printf 'FAIL  %-30s %s\n' "CUDA probe" "$probe"; reason="the probe failed" ;;
+  esac
+fi
+if [ -n "$reason" ]; then
+  skip_suite "cuda helpers" "$reason"
+  for c in $gpu_chapters; do skip_suite "$c --self-test" "$reason"; done
+else
+  run_suite "cuda helpers" cuda_helper_suite
+  for c in $gpu_chapters; do run_suite "$c --self-test" "$c/run" --self-test; done
+fi
+[ -n "$gpu_chapters" ] || echo "(no GPU chapters written yet)"
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# End-to-end tests of the shared command line on a real program (argument: its ./run).
+# Bad input must give exit status 2, one line on stderr naming the problem, and no output file
+# (not even a temporary one); --input/--output must round-trip hand-checked vectors exactly.
+set -u
+RUN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+cd "$TMP"
+checks=0 failures=0
+
+fail() { failures=$((failures + 1)); echo "FAIL: $*"; }
+
+# expect_usage "words in the message" ARGS... : exit 2, one stderr line containing the words,
+# and nothing left in the folder besides the fixtures
+expect_usage() {
+  local want=$1 status lines
+  shift
+  checks=$((checks + 1))
+  "$RUN" "$@" >stdout.txt 2>stderr.txt
+  status=$?
+  lines=$(wc -l <stderr.txt)
+  if [ "$status" -ne 2 ]; then fail "run $* exited $status, wanted 2"; return; fi
+  if [ "$lines" -ne 1 ]; then fail "run $*: $lines lines on stderr, wanted 1"; cat stderr.txt; return; fi
+  if ! grep -qF -- "$want" stderr.txt; then fail "run $*: message '$(cat stderr.txt)' lacks '$want'"; return; fi
+  if [ -n "$(ls -A | grep -v -E '^(stdout.txt|stderr.txt|fixture_.*)$')" ]; then
+    fail "run $* left files behind: $(ls -A | tr '\n' ' ')"
+  fi
+}
+
+# bytes VALUES... : raw little-endian int32 of the given (signed decimal) values
+bytes() {
+  local v
+  for v in "$@"; do
+    v=$(( v & 0xFFFFFFFF ))
+    printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((v & 255)) $(((v >> 8) & 255)) $(((v >> 16) & 255)) $(((v >> 24) & 255)))"
+  done
+}
+
+# ---- bad usage: exit 2, one line, nothing written
+expect_usage "unknown option '--bogus'" --bogus
+expect_usage "unexpected argument 'stray'" stray
+expect_usage "needs a value" -n
+expect_usage "not a size" -n abc
+expect_usage "negative" -n -5
+expect_usage "too large" -n 99999999999999999999
+expect_usage "out of range" -n 2^41
+expect_usage "at least 1" --reps 0
+expect_usage "not a number" --reps many
+expect_usage "unknown variant 'fast'" --variant fast
+expect_usage "--output needs --input" --output fixture_out.bin
+expect_usage "give one of them" --input fixture_a.bin -n 4
+rm -f fixture_out.bin
+
+# ---- bad files: exit 2, one line, no output written
+bytes 1 2 3 >fixture_a.bin
+printf 'abcde' >fixture_odd.bin
+mkdir fixture_dir
+expect_usage "No such file" --input fixture_missing.bin --output fixture_out.bin
+expect_usage "5 bytes, not a multiple of 4" --input fixture_odd.bin --output fixture_out.bin
+expect_usage "is a folder" --input fixture_dir --output fixture_out.bin
+expect_usage "cannot write --output" --input fixture_a.bin --output fixture_no/such/dir/x.bin
+expect_usage "is a folder" --input fixture_a.bin --output fixture_dir
+checks=$((checks + 1))
+[ ! -e fixture_out.bin ] || fail "an output was written for bad input"
+
+# ---- round trips on hand-checked vectors (wrap-around included)
+roundtrip() { # name "input values" "expected values" [options]
+  local name=$1 input=$2 expected=$3
+  shift 3
+  checks=$((checks + 1))
+  bytes $input >fixture_in.bin
+  bytes $expected >fixture_want.bin
+  if ! "$RUN" --input fixture_in.bin --output fixture_got.bin "$@" >stdout.txt 2>stderr.txt; then
+    fail "$name: run exited non-zero: $(cat stderr.txt)"
+  elif ! cmp -s fixture_got.bin fixture_want.bin; then
+    fail "$name: output differs from the hand-checked answer"
+  fi
+  rm -f fixture_got.bin
+}
+roundtrip "inclusive" "3 -1 4 1 -5" "3 2 6 7 2"
+roundtrip "exclusive" "3 -1 4 1 -5" "0 3 2 6 7" --exclusive
+roundtrip "wrap-around" "2147483647 1 -2147483648 -1" "2147483647 -2147483648 0 -1"
+roundtrip "one variant" "5 5 5" "5 10 15" --variant serial
+roundtrip "empty file" "" ""
+
+# in place: the output may be the input file
+checks=$((checks + 1))
+bytes 1 1 1 >fixture_inplace.bin
+"$RUN" --input fixture_inplace.bin --output fixture_inplace.bin >/dev/null 2>&1 &&
+  bytes 1 2 3 | cmp -s - fixture_inplace.bin || fail "in-place --input/--output"
+
+# ---- a normal run: the table, CSV, and the self-test limited by -n
+checks=$((checks + 1))
+"$RUN" -n 5000 --reps 2 >stdout.txt 2>stderr.txt || fail "run -n 5000 exited non-zero"
+grep -q "ok" stdout.txt || fail "run -n 5000: no verified row"
+checks=$((checks + 1))
+"$RUN" -n 2^12 --reps 2 --csv >stdout.txt 2>stderr.txt || fail "run --csv exited non-zero"
+[ "$(grep -v '^#' stdout.txt | head -n 1)" = "n,variant,time_us,GB/s,pct_memcpy,check" ] ||
+  fail "run --csv: unexpected header '$(grep -v '^#' stdout.txt | head -n 1)'"
+[ "$(grep -v '^#' stdout.txt | grep -c ',ok$')" -ge 1 ] || fail "run --csv: no verified row"
+checks=$((checks + 1))
+"$RUN" --self-test -n 40 >stdout.txt 2>stderr.txt || fail "run --self-test -n 40 exited non-zero"
+grep -q "self-test passed" stdout.txt || fail "self-test -n 40: no pass line"
+checks=$((checks + 1))
+"$RUN" --help >stdout.txt 2>stderr.txt && grep -q -- "--self-test" stdout.txt || fail "--help"
+
+echo "command line tests: $checks checks, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,523 @@
+/**
+ * \file test_common.c
+ * \brief Host unit tests of every common/ helper: the command line (good and bad input), sizes,
+ *        references on hand-checked vectors, input patterns, the verifier (with planted wrong
+ *        elements), file I/O, reporting arithmetic, and the self-test driver run against
+ *        deliberately broken scans.
+ *
+ * Prints one line per failed check and a summary; exits 1 if any check failed.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+#include "data.h"
+#include "io.h"
+#include "report.h"
+#include "selftest.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/** Checks run so far. */
+static int checks = 0;
+/** Checks that failed. */
+static int failures = 0;
+
+/** Count a check; report it when `cond` is false. */
+#define CHECK(cond)                                                                               \
+    do {                                                                                          \
+        ++checks;                                                                                 \
+        if (!(cond)) {                                                                            \
+            ++failures;                                                                           \
+            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                                \
+        }                                                                                         \
+    } while (0)
+
+/** Folder for the file tests (made by main). */
+static char tmpdir[256];
+
+/* ---- command line ---------------------------------------------------------------------------- */
+
+/** Variants of the test program. */
+static const char *const TEST_VARIANTS[] = {"alpha", "beta"};
+/** Sizes of the test program. */
+static const size_t TEST_SIZES[] = {1024};
+/** A program description like a chapter's. */
+static const scan_program TEST_PROG = {"00_test", "a test program", TEST_VARIANTS, 2, 1, 0,
+                                       TEST_SIZES, 1, 7};
+
+/** Parse a NULL-terminated argument list; return cli_parse()'s status, message in err. */
+static int parse(scan_options *opt, char *err, const scan_program *prog, const char **args)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = (char *)"./run";
+    while (*args)
+        argv[argc++] = (char *)*args++;
+    err[0] = '\0';
+    return cli_parse(argc, argv, prog, opt, err, 512);
+}
+
+/** 1 if parsing `args` fails with EXIT_USAGE and a message containing `needle`. */
+static int parse_fails_with(const char *needle, const char **args)
+{
+    scan_options opt;
+    char err[512];
+    int status = parse(&opt, err, &TEST_PROG, args);
+    if (status != EXIT_USAGE || !strstr(err, needle)) {
+        printf("  parse of '%s ...' gave status %d, message '%s' (wanted '%s')\n", args[0], status,
+               err, needle);
+        return 0;
+    }
+    return strchr(err, '\n') == NULL; /* one line */
+}
+
+/** cli_parse_size() on good and bad sizes. */
+static void test_sizes(void)
+{
+    size_t v = 0;
+    char err[512];
+    CHECK(cli_parse_size("0", &v, err, sizeof err) == 0 && v == 0);
+    CHECK(cli_parse_size("1000003", &v, err, sizeof err) == 0 && v == 1000003);
+    CHECK(cli_parse_size("2^0", &v, err, sizeof err) == 0 && v == 1);
+    CHECK(cli_parse_size("2^20", &v, err, sizeof err) == 0 && v == 1048576);
+    CHECK(cli_parse_size("2^40", &v, err, sizeof err) == 0 && v == ((size_t)1 << 40));
+    CHECK(cli_parse_size("1099511627776", &v, err, sizeof err) == 0 && v == ((size_t)1 << 40));
+    CHECK(cli_parse_size("1099511627777", &v, err, sizeof err) == EXIT_USAGE &&
+          strstr(err, "too large"));
+    CHECK(cli_parse_size("99999999999999999999999", &v, err, sizeof err) == EXIT_USAGE &&
+          strstr(err, "too large"));
+    CHECK(cli_parse_size("2^41", &v, err, sizeof err) == EXIT_USAGE && strstr(err, "out of range"));
+    CHECK(cli_parse_size("2^99999999999999999999", &v, err, sizeof err) == EXIT_USAGE &&
+          strstr(err, "out of range"));
+    CHECK(cli_parse_size("2^-1", &v, err, sizeof err) == EXIT_USAGE && strstr(err, "out of range"));
+    CHECK(cli_parse_size("2^", &v, err, sizeof err) == EXIT_USAGE && strstr(err, "not a size"));
+    CHECK(cli_parse_size("2^x", &v, err, sizeof err) == EXIT_USAGE && strstr(err, "not a size"));
+    CHECK(cli_parse_size("-5", &v, err, sizeof err) == EXIT_USAGE && strstr(err, "negative"));
+    CHECK(cli_parse_size("abc", &v, err, sizeof err) == EXIT_USAGE && strstr(err, "not a size"));
+    CHECK(cli_parse_size("12abc", &v, err, sizeof err) == EXIT_USAGE && strstr(err, "not a size"));
+    CHECK(cli_parse_size("", &v, err, sizeof err) == EXIT_USAGE && strstr(err, "not a size"));
+    CHECK(cli_parse_size(" 12", &v, err, sizeof err) == EXIT_USAGE);
+    CHECK(cli_parse_size("+12", &v, err, sizeof err) == EXIT_USAGE);
+    CHECK(cli_parse_size("1e6", &v, err, sizeof err) == EXIT_USAGE);
+}
+
+/** cli_parse() on good command lines. */
+static void test_cli_good(void)
+{
+    scan_options opt;
+    char err[512];
+    const char *none[] = {NULL};
+    CHECK(parse(&opt, err, &TEST_PROG, none) == 0);
+    CHECK(!opt.n_given && opt.reps == 7 && opt.seed == CLI_DEFAULT_SEED && opt.variant == -1);
+    CHECK(!opt.self_test && !opt.exclusive && !opt.csv && !opt.input && !opt.output);
+
+    const char *all[] = {"-n",      "2^10",     "--reps",   "3",        "--seed",     "42",
+                         "--csv",   "--exclusive", "--variant", "beta", "--self-test", NULL};
+    CHECK(parse(&opt, err, &TEST_PROG, all) == 0);
+    CHECK(opt.n_given && opt.n == 1024 && opt.reps == 3 && opt.seed == 42 && opt.csv);
+    CHECK(opt.exclusive && opt.variant == 1 && opt.self_test);
+    CHECK(cli_variant_selected(&opt, 1) && !cli_variant_selected(&opt, 0));
+
+    const char *eq[] = {"--reps=5", "--variant=all", "--seed=18446744073709551615", NULL};
+    CHECK(parse(&opt, err, &TEST_PROG, eq) == 0);
+    CHECK(opt.reps == 5 && opt.variant == -1 && opt.seed == UINT64_MAX);
+    CHECK(cli_variant_selected(&opt, 0) && cli_variant_selected(&opt, 1));
+
+    const char *files[] = {"--input", "a.bin", "--output", "b.bin", NULL};
+    CHECK(parse(&opt, err, &TEST_PROG, files) == 0);
+    CHECK(strcmp(opt.input, "a.bin") == 0 && strcmp(opt.output, "b.bin") == 0);
+
+    const char *help[] = {"--bogus-after-help-is-still-an-error", "--help", NULL};
+    CHECK(parse(&opt, err, &TEST_PROG, help) == EXIT_USAGE);
+    const char *help2[] = {"--help", NULL};
+    CHECK(parse(&opt, err, &TEST_PROG, help2) == 0 && opt.help);
+}
+
+/** cli_parse() on every kind of bad command line: status 2 and a one-line message. */
+static void test_cli_bad(void)
+{
+    const char *a1[] = {"--bogus", NULL};
+    CHECK(parse_fails_with("unknown option '--bogus'", a1));
+    const char *a2[] = {"-n", NULL};
+    CHECK(parse_fails_with("needs a value", a2));
+    const char *a3[] = {"-n", "abc", NULL};
+    CHECK(parse_fails_with("not a size", a3));
+    const char *a4[] = {"-n", "-5", NULL};
+    CHECK(parse_fails_with("negative", a4));
+    const char *a5[] = {"-n", "184467440737095516160", NULL};
+    CHECK(parse_fails_with("too large", a5));
+    const char *a6[] = {"-n", "2^41", NULL};
+    CHECK(parse_fails_with("out of range", a6));
+    const char *a7[] = {"--reps", NULL};
+    CHECK(parse_fails_with("needs a value", a7));
+    const char *a8[] = {"--reps", "0", NULL};
+    CHECK(parse_fails_with("at least 1", a8));
+    const char *a9[] = {"--reps", "-3", NULL};
+    CHECK(parse_fails_with("negative", a9));
+    const char *a10[] = {"--reps", "ten", NULL};
+    CHECK(parse_fails_with("not a number", a10));
+    const char *a11[] = {"--reps", "100001", NULL};
+    CHECK(parse_fails_with("too large", a11));
+    const char *a12[] = {"--seed", "18446744073709551616", NULL};
+    CHECK(parse_fails_with("too large", a12));
+    const char *a13[] = {"--seed", NULL};
+    CHECK(parse_fails_with("needs a value", a13));
+    const char *a14[] = {"--variant", "gamma", NULL};
+    CHECK(parse_fails_with("unknown variant 'gamma'; this chapter has: alpha, beta, all", a14));
+    const char *a15[] = {"--variant", NULL};
+    CHECK(parse_fails_with("needs a name", a15));
+    const char *a16[] = {"--output", "b.bin", NULL};
+    CHECK(parse_fails_with("--output needs --input", a16));
+    const char *a17[] = {"--input", "a.bin", "-n", "5", NULL};
+    CHECK(parse_fails_with("give one of them", a17));
+    const char *a18[] = {"--input", "a.bin", "--self-test", NULL};
+    CHECK(parse_fails_with("--self-test makes its own inputs", a18));
+    const char *a19[] = {"stray", NULL};
+    CHECK(parse_fails_with("unexpected argument 'stray'", a19));
+    const char *a20[] = {"--input", NULL};
+    CHECK(parse_fails_with("needs a file name", a20));
+    const char *a21[] = {"--input=", NULL};
+    CHECK(parse_fails_with("needs a file name", a21));
+    const char *a22[] = {"--reps5", NULL};
+    CHECK(parse_fails_with("unknown option", a22));
+
+    /* --exclusive where a chapter has none */
+    scan_program inclusive_only = TEST_PROG;
+    scan_options opt;
+    char err[512];
+    const char *a23[] = {"--exclusive", NULL};
+    inclusive_only.supports_exclusive = 0;
+    CHECK(parse(&opt, err, &inclusive_only, a23) == EXIT_USAGE && strstr(err, "inclusive scans only"));
+}
+
+/* ---- references, patterns, verification ------------------------------------------------------ */
+
+/** 1 if a[0..n) equals b[0..n). */
+static int same(const int32_t *a, const int32_t *b, size_t n)
+{
+    return n == 0 || memcmp(a, b, n * sizeof *a) == 0;
+}
+
+/** scan_reference() on vectors checked by hand. */
+static void test_reference(void)
+{
+    const int32_t in[] = {3, -1, 4, 1, -5};
+    const int32_t incl[] = {3, 2, 6, 7, 2};
+    const int32_t excl[] = {0, 3, 2, 6, 7};
+    int32_t out[8];
+    scan_reference(in, out, 5, 0, 0);
+    CHECK(same(out, incl, 5));
+    scan_reference(in, out, 5, 1, 0);
+    CHECK(same(out, excl, 5));
+
+    /* wrap-around: INT32_MAX + 1 = INT32_MIN, then + INT32_MIN = 0 */
+    const int32_t wrap_in[] = {INT32_MAX, 1, INT32_MIN, -1};
+    const int32_t wrap_incl[] = {INT32_MAX, INT32_MIN, 0, -1};
+    const int32_t wrap_excl[] = {0, INT32_MAX, INT32_MIN, 0};
+    scan_reference(wrap_in, out, 4, 0, 0);
+    CHECK(same(out, wrap_incl, 4));
+    scan_reference(wrap_in, out, 4, 1, 0);
+    CHECK(same(out, wrap_excl, 4));
+
+    /* segmented: every 2 elements start afresh, the last segment is ragged */
+    const int32_t ones[] = {1, 1, 1, 1, 1};
+    const int32_t seg_incl[] = {1, 2, 1, 2, 1};
+    const int32_t seg_excl[] = {0, 1, 0, 1, 0};
+    scan_reference(ones, out, 5, 0, 2);
+    CHECK(same(out, seg_incl, 5));
+    scan_reference(ones, out, 5, 1, 2);
+    CHECK(same(out, seg_excl, 5));
+
+    /* in place, and n = 0 touches nothing */
+    int32_t inplace[] = {3, -1, 4, 1, -5};
+    scan_reference(inplace, inplace, 5, 1, 0);
+    CHECK(same(inplace, excl, 5));
+    out[0] = 77;
+    scan_reference(in, out, 0, 0, 0);
+    CHECK(out[0] == 77);
+}
+
+/** generate_input(): determinism, slices, and what each pattern promises. */
+static void test_patterns(void)
+{
+    enum { N = 4096 };
+    static int32_t a[N], b[N];
+    for (int p = 0; p < PATTERN_COUNT; ++p) {
+        generate_input(a, N, (data_pattern)p, 7);
+        generate_input(b, N / 2, (data_pattern)p, 7);
+        CHECK(same(a, b, N / 2)); /* element i depends on i only, not on n */
+        generate_input(b, N, (data_pattern)p, 7);
+        CHECK(same(a, b, N));
+    }
+    generate_input(a, N, PATTERN_RANDOM, 7);
+    generate_input(b, N, PATTERN_RANDOM, 8);
+    CHECK(!same(a, b, N));
+    int negative = 0, positive = 0, big = 0;
+    for (int i = 0; i < N; ++i) {
+        negative += a[i] < 0;
+        positive += a[i] > 0;
+        big += a[i] > (1 << 30) || a[i] < -(1 << 30);
+    }
+    CHECK(negative > N / 3 && positive > N / 3 && big > N / 3);
+
+    generate_input(a, N, PATTERN_SMALL, 7);
+    int in_range = 1, small_negative = 0;
+    for (int i = 0; i < N; ++i) {
+        in_range &= a[i] >= -100 && a[i] <= 100;
+        small_negative += a[i] < 0;
+    }
+    CHECK(in_range && small_negative > N / 3);
+
+    generate_input(a, N, PATTERN_ONES, 7);
+    scan_reference(a, b, N, 0, 0);
+    int index_plus_one = 1;
+    for (int i = 0; i < N; ++i)
+        index_plus_one &= b[i] == i + 1;
+    CHECK(index_plus_one);
+
+    generate_input(a, N, PATTERN_ALTERNATING, 7);
+    int alternates = 1;
+    for (int i = 0; i < N; ++i)
+        alternates &= (i % 2 == 0) ? a[i] >= (1 << 30) : a[i] <= -(1 << 30);
+    CHECK(alternates);
+    CHECK(strcmp(pattern_name(PATTERN_ALTERNATING), "alternating") == 0);
+}
+
+/** verify_scan() and verify_report() with planted wrong elements. */
+static void test_verify(void)
+{
+    enum { N = 100 };
+    int32_t expected[N], got[N];
+    for (int i = 0; i < N; ++i)
+        expected[i] = got[i] = i * 3 - 50;
+    verify_result r = verify_scan(expected, got, N);
+    CHECK(r.checked == N && r.mismatches == 0);
+
+    got[37] += 1; /* the planted bug */
+    r = verify_scan(expected, got, N);
+    CHECK(r.checked == N && r.mismatches == 1 && r.first_bad == 37);
+    got[90] = 0;
+    got[0] ^= 1 << 31;
+    r = verify_scan(expected, got, N);
+    CHECK(r.mismatches == 3 && r.first_bad == 0);
+
+    /* the report names the index, both values and shows neighbours */
+    char path[300];
+    snprintf(path, sizeof path, "%s/report.txt", tmpdir);
+    FILE *f = fopen(path, "w+");
+    got[0] = expected[0];
+    got[90] = expected[90];
+    r = verify_scan(expected, got, N);
+    verify_report(f, &r, expected, got, N);
+    rewind(f);
+    char text[2048] = "";
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    text[len] = '\0';
+    fclose(f);
+    CHECK(strstr(text, "1 of 100 elements wrong; first at index 37: expected 61, got 62") != NULL);
+    CHECK(strstr(text, "35") && strstr(text, "39") && strstr(text, "<-- wrong"));
+
+    /* poisoned memory is 0xA5A5A5A5 everywhere */
+    poison(got, N);
+    CHECK(got[0] == (int32_t)0xA5A5A5A5u && got[N - 1] == (int32_t)0xA5A5A5A5u);
+    CHECK(verify_scan(expected, got, N).mismatches == N);
+    CHECK(verify_scan(expected, got, 0).mismatches == 0);
+}
+
+/* ---- files ------------------------------------------------------------------------------------ */
+
+/** 1 if `path` exists. */
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/** Number of entries in tmpdir whose name contains `part`. */
+static int count_files_like(const char *part)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -c -- '%s'", tmpdir, part);
+    FILE *p = popen(cmd, "r");
+    int count = 0;
+    if (p) {
+        if (fscanf(p, "%d", &count) != 1)
+            count = -1;
+        pclose(p);
+    }
+    return count;
+}
+
+/** Raw int32 read/write, the all-or-nothing output, and every bad-file path. */
+static void test_files(void)
+{
+    char path[300], out[300], err[512];
+    const int32_t data[] = {1, -2, INT32_MAX, INT32_MIN, 0};
+    int32_t *back = NULL;
+    size_t n = 99;
+
+    snprintf(path, sizeof path, "%s/in.bin", tmpdir);
+    CHECK(io_write_int32(path, data, 5, err, sizeof err) == 0);
+    CHECK(io_read_int32(path, &back, &n, err, sizeof err) == 0 && n == 5 && same(back, data, 5));
+    free(back);
+
+    /* little-endian bytes on disk */
+    FILE *f = fopen(path, "rb");
+    unsigned char bytes[8];
+    CHECK(f && fread(bytes, 1, 8, f) == 8);
+    if (f)
+        fclose(f);
+    CHECK(bytes[0] == 1 && bytes[1] == 0 && bytes[4] == 0xFE && bytes[7] == 0xFF);
+
+    /* empty file: n = 0 */
+    CHECK(io_write_int32(path, data, 0, err, sizeof err) == 0);
+    CHECK(io_read_int32(path, &back, &n, err, sizeof err) == 0 && n == 0 && back == NULL);
+
+    /* 5 bytes: not a multiple of 4 */
+    f = fopen(path, "wb");
+    fwrite("abcde", 1, 5, f);
+    fclose(f);
+    CHECK(io_read_int32(path, &back, &n, err, sizeof err) == EXIT_USAGE &&
+          strstr(err, "5 bytes, not a multiple of 4"));
+
+    /* missing file, folder */
+    snprintf(path, sizeof path, "%s/missing.bin", tmpdir);
+    CHECK(io_read_int32(path, &back, &n, err, sizeof err) == EXIT_USAGE &&
+          strstr(err, "No such file"));
+    CHECK(io_read_int32(tmpdir, &back, &n, err, sizeof err) == EXIT_USAGE &&
+          strstr(err, "is a folder"));
+
+    /* output: committed output appears whole, with no temporary left behind */
+    snprintf(out, sizeof out, "%s/out.bin", tmpdir);
+    CHECK(io_output_begin(out, err, sizeof err) == 0);
+    CHECK(!exists(out) && count_files_like(".tmp") == 1);
+    CHECK(io_output_commit(data, 5, err, sizeof err) == 0);
+    CHECK(io_read_int32(out, &back, &n, err, sizeof err) == 0 && n == 5 && same(back, data, 5));
+    free(back);
+    CHECK(count_files_like(".tmp") == 0);
+
+    /* output: abandoned output leaves nothing */
+    snprintf(out, sizeof out, "%s/abandoned.bin", tmpdir);
+    CHECK(io_output_begin(out, err, sizeof err) == 0);
+    io_output_abandon();
+    CHECK(!exists(out) && count_files_like(".tmp") == 0);
+
+    /* output: unwritable places are refused before any work, and nothing is created */
+    snprintf(out, sizeof out, "%s/no/such/folder/out.bin", tmpdir);
+    CHECK(io_output_begin(out, err, sizeof err) == EXIT_USAGE && strstr(err, "cannot write"));
+    CHECK(!exists(out) && count_files_like(".tmp") == 0);
+    CHECK(io_output_begin(tmpdir, err, sizeof err) == EXIT_USAGE && strstr(err, "is a folder"));
+}
+
+/* ---- reporting -------------------------------------------------------------------------------- */
+
+/** format_size(), throughput arithmetic and median(). */
+static void test_report(void)
+{
+    char buf[32];
+    CHECK(strcmp(format_size(0, buf, sizeof buf), "0") == 0);
+    CHECK(strcmp(format_size(1023, buf, sizeof buf), "1023") == 0);
+    CHECK(strcmp(format_size(1024, buf, sizeof buf), "2^10") == 0);
+    CHECK(strcmp(format_size((size_t)1 << 28, buf, sizeof buf), "2^28") == 0);
+    CHECK(strcmp(format_size(((size_t)1 << 24) + 1, buf, sizeof buf), "16777217") == 0);
+    CHECK(scan_min_bytes(1000) == 8000.0);
+    CHECK(gb_per_s(8e9, 1000.0) == 8.0);
+    CHECK(gb_per_s(1.0, 0.0) == 0.0);
+    double odd[] = {3.0, 1.0, 2.0};
+    double even[] = {4.0, 1.0, 3.0, 2.0};
+    double one[] = {5.0};
+    CHECK(median(odd, 3) == 2.0 && median(even, 4) == 2.5 && median(one, 1) == 5.0);
+    CHECK(median(one, 0) == 0.0);
+    double t0 = host_seconds();
+    CHECK(host_seconds() >= t0);
+}
+
+/* ---- the self-test driver against broken scans ------------------------------------------------ */
+
+/** Ways to be wrong that the battery must catch. */
+enum fake_bug { BUG_NONE, BUG_ONE_ELEMENT, BUG_SKIP_LAST, BUG_NO_WRAP, BUG_ERROR, BUG_EXCLUSIVE };
+
+/** A scan with a planted bug chosen by `ctx`. */
+static int fake_scan(void *ctx, int variant, const int32_t *in, int32_t *out, size_t n,
+                     int exclusive)
+{
+    enum fake_bug bug = *(enum fake_bug *)ctx;
+    int64_t wide = 0;
+    (void)variant;
+    if (bug == BUG_ERROR)
+        return 3;
+    scan_reference(in, out, n, exclusive && bug != BUG_EXCLUSIVE, 0);
+    if (bug == BUG_ONE_ELEMENT && n > 1000)
+        out[n / 2 + 1] += 1;
+    if (bug == BUG_SKIP_LAST && n > 0)
+        out[n - 1] = (int32_t)0xA5A5A5A5u; /* "never written": what a poisoned buffer holds */
+    if (bug == BUG_NO_WRAP && !exclusive) /* saturating instead of wrapping sums */
+        for (size_t i = 0; i < n; ++i) {
+            wide += in[i];
+            out[i] = wide > INT32_MAX ? INT32_MAX : wide < INT32_MIN ? INT32_MIN : (int32_t)wide;
+        }
+    return 0;
+}
+
+/** Run the battery on fake_scan with `bug`, stdout silenced; return its status. */
+static int battery_with(enum fake_bug bug)
+{
+    scan_options opt;
+    char err[512];
+    const char *args[] = {"--self-test", "-n", "3000", NULL};
+    self_test_config cfg = {256, 2, 0, "a unit test"};
+    parse(&opt, err, &TEST_PROG, args);
+    fflush(stdout);
+    int saved = dup(1), devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    int status = self_test_run(&TEST_PROG, &opt, &cfg, fake_scan, &bug);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    close(devnull);
+    return status;
+}
+
+/** The battery passes a correct scan and catches every planted bug. */
+static void test_battery(void)
+{
+    CHECK(battery_with(BUG_NONE) == EXIT_OK);
+    CHECK(battery_with(BUG_ONE_ELEMENT) == EXIT_WRONG);
+    CHECK(battery_with(BUG_SKIP_LAST) == EXIT_WRONG);
+    CHECK(battery_with(BUG_NO_WRAP) == EXIT_WRONG);
+    CHECK(battery_with(BUG_ERROR) == EXIT_WRONG);
+    CHECK(battery_with(BUG_EXCLUSIVE) == EXIT_WRONG);
+    CHECK(self_test_host_bytes(10) == 120);
+}
+
+/** Run every group; exit 1 if any check failed. */
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/scan_test_common_XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 2;
+    }
+    test_sizes();
+    test_cli_good();
+    test_cli_bad();
+    test_reference();
+    test_patterns();
+    test_verify();
+    test_files();
+    test_report();
+    test_battery();
+
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        printf("note: could not remove %s\n", tmpdir);
+    printf("host unit tests: %d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}
