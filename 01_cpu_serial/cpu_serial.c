@@ -46,9 +46,12 @@ static const size_t DEFAULT_SIZES[] = {(size_t)1 << 10, (size_t)1 << 16, (size_t
  * same time, however many cores there are. It reads n and writes n elements, the least any scan
  * can move; the chain, not memory, is what later chapters must break to go parallel.
  * Sums are kept in uint32_t so that overflow wraps (defined in C; int32_t overflow is not).
- * `in` and `out` may be the same array.
- * \param initial the running sum to start from: 0 for a whole array, a slice's exclusive prefix
- *                when the array is scanned in slices (scan_threads())
+ * \param in        input elements
+ * \param out       receives the scan; may be the same array as `in`
+ * \param n         element count
+ * \param exclusive 1: out[i] excludes in[i] (out[0] = initial); 0: includes it
+ * \param initial   the running sum to start from: 0 for a whole array, a slice's exclusive prefix
+ *                  when the array is scanned in slices (scan_threads())
  */
 static void scan_serial(const int32_t *in, int32_t *out, size_t n, int exclusive, uint32_t initial)
 {

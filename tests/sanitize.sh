@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The runner behind `make sanitize`: compute-sanitizer's memcheck, racecheck and synccheck over the
+# self-tests of every GPU chapter that exists, on small sizes (the tools slow kernels down 10-100x).
+# Without a CUDA device, or without compute-sanitizer, it says so and reports the runs as skipped.
+# Last line "N passed, N failed, N skipped"; non-zero exit on any failure.
+# Environment: CHAPTERS (chapter folders that exist), SANITIZE_N (largest self-test size, default 5000).
+set -u
+cd "$(dirname "$0")/.."
+LOGS=build/tests/logs
+mkdir -p "$LOGS"
+MAX_N=${SANITIZE_N:-5000}
+TOOLS="memcheck racecheck synccheck"
+passed=0 failed=0 skipped=0
+
+targets=""
+for c in ${CHAPTERS:-}; do
+  [ "$c" = 01_cpu_serial ] || targets="$targets $c"
+done
+
+reason=""
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer 2>/dev/null | head -n 1)
+if [ ! -x build/tests/cuda_probe ]; then
+  reason="no CUDA compiler (nvcc) found, so no GPU code was built"
+elif ! probe=$(build/tests/cuda_probe 2>&1); then
+  reason="$probe"
+elif [ -z "$sanitizer" ]; then
+  reason="compute-sanitizer not found (it ships with the CUDA Toolkit, in its bin/ folder)"
+fi
+
+[ -z "$reason" ] || echo "sanitize: cannot run here: $reason. Run 'make sanitize' on a machine with a CUDA GPU."
+
+# The probe kernel always runs, so the tools themselves are checked even before GPU chapters exist.
+runs="build/tests/cuda_probe"
+for c in $targets; do runs="$runs $c/run"; done
+[ -n "$targets" ] || echo "(no GPU chapters written yet: only the probe kernel is checked)"
+
+for target in $runs; do
+  for tool in $TOOLS; do
+    name="$tool $(dirname "$target" | sed 's|^build/||')"
+    [ "$target" = build/tests/cuda_probe ] && name="$tool cuda_probe"
+    if [ -n "$reason" ]; then
+      skipped=$((skipped + 1)); printf 'SKIP  %-34s %s\n' "$name" "$reason"; continue
+    fi
+    args=""
+    [ "$target" = build/tests/cuda_probe ] || args="--self-test -n $MAX_N"
+    log="$LOGS/sanitize_${tool}_$(echo "$target" | tr '/' '_').log"
+    if timeout 3600 "$sanitizer" --tool "$tool" --error-exitcode 99 "$target" $args >"$log" 2>&1; then
+      passed=$((passed + 1))
+      printf 'PASS  %-34s %s\n' "$name" "$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
+    else
+      failed=$((failed + 1))
+      printf 'FAIL  %-34s (see %s)\n' "$name" "$log"
+      grep -E 'ERROR|Invalid|hazard|Barrier' "$log" | head -n 15 | sed 's/^/      /'
+    fi
+  done
+done
+echo "sanitize: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
