@@ -64,6 +64,7 @@ OBJS := $(patsubst %,$(BUILD)/$(CHAPTER)/%.o,$(basename $(SOURCES)))
 IS_CUDA := $(filter %.cu,$(SOURCES))
 
 .PHONY: all clean
+.DEFAULT_GOAL := all
 all: $(CHAPTER_DIR)/run
 
 $(BUILD)/$(CHAPTER)/%.o: $(CHAPTER_DIR)/%.c $(FLAGS_FILE)
