@@ -14,6 +14,7 @@
 #include "io.h"
 #include "report.h"
 #include "selftest.h"
+#include "check.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -22,21 +23,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/** Checks run so far. */
-static int checks = 0;
-/** Checks that failed. */
-static int failures = 0;
-
-/** Count a check; report it when `cond` is false. */
-#define CHECK(cond)                                                                               \
-    do {                                                                                          \
-        ++checks;                                                                                 \
-        if (!(cond)) {                                                                            \
-            ++failures;                                                                           \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                                \
-        }                                                                                         \
-    } while (0)
 
 /** Folder for the file tests (made by main). */
 static char tmpdir[256];

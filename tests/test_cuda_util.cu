@@ -9,30 +9,19 @@
 #include "cli.h"
 #include "cuda_util.h"
 #include "report.h"
+#include "check.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/** Checks that failed. */
-static int failures = 0;
-/** Checks run. */
-static int checks = 0;
-
-/** Count a check; report it when `cond` is false. */
-#define CHECK(cond)                                                                               \
-    do {                                                                                          \
-        ++checks;                                                                                 \
-        if (!(cond)) {                                                                            \
-            ++failures;                                                                           \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                                \
-        }                                                                                         \
-    } while (0)
-
-/** \brief Spin for about `ns` nanoseconds of GPU time. \pre one block of one thread. */
+/** \brief Busy-wait `ns` nanoseconds by the GPU's global timer. \pre one block of one thread. */
 __global__ void spin_kernel(long long ns)
 {
-    for (long long waited = 0; waited < ns; waited += 1000)
-        __nanosleep(1000);
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < (unsigned long long)ns);
 }
 
 /** \brief Does nothing; launched with an impossible shape to provoke a launch error. */
