@@ -18,7 +18,9 @@ DEBUG ?= 0
 
 # nvcc: from PATH, else the toolkit's usual home. Empty when there is no CUDA toolkit, in which
 # case only chapter 01 (plain C) and the host tests can be built.
-NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+ifeq ($(origin NVCC),undefined)
+  NVCC := $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+endif
 CC := $(if $(filter default,$(origin CC)),gcc,$(CC))
 
 GENCODE := $(foreach sm,$(SMS),-gencode arch=compute_$(sm),code=sm_$(sm)) \
