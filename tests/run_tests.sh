@@ -20,12 +20,14 @@ run_suite() {
   log="$LOGS/$(echo "$name" | tr -c 'A-Za-z0-9_\n' '_').log"
   local runner="timeout 3600"   # belt and braces: no suite may hang make test
   [ "$(type -t "$1")" = function ] && runner=""
-  if $runner "$@" >"$log" 2>&1; then
+  $runner "$@" >"$log" 2>&1
+  local status=$?
+  if [ "$status" -eq 0 ]; then
     passed=$((passed + 1))
     printf 'PASS  %-30s %s\n' "$name" "$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)"
   else
     failed=$((failed + 1))
-    printf 'FAIL  %-30s (exit %s; last lines of %s follow)\n' "$name" "$?" "$log"
+    printf 'FAIL  %-30s (exit %s; last lines of %s follow)\n' "$name" "$status" "$log"
     tail -n 25 "$log" | sed 's/^/      /'
   fi
 }
@@ -41,7 +43,7 @@ check_file_blocks() {
   for f in $(git ls-files --cached --others --exclude-standard '*.c' '*.h' '*.cu' '*.cuh' 2>/dev/null || find . -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh'); do
     if ! grep -q '\\file' "$f"; then echo "no \\file block: $f"; missing=$((missing + 1)); fi
   done
-  echo "every source file has a \\file block ($missing missing)"
+  echo "source files without a \\file block: $missing"
   [ "$missing" -eq 0 ]
 }
 
