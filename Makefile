@@ -54,14 +54,16 @@ tests: $(HOST_TESTS) $(CUDA_TESTS)
 
 $(TEST_BIN)/test_common: tests/test_common.c $(COMMON_HOST_OBJS) $(FLAGS_FILE)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< $(COMMON_HOST_OBJS) -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(COMMON_HOST_OBJS) -o $@ $(LDLIBS)
 
 $(TEST_BIN)/%: tests/%.cu $(COMMON_HOST_OBJS) $(COMMON_CUDA_OBJS) $(FLAGS_FILE)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $< $(COMMON_HOST_OBJS) $(COMMON_CUDA_OBJS) -o $@ $(LDLIBS)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d $< $(COMMON_HOST_OBJS) $(COMMON_CUDA_OBJS) -o $@ $(LDLIBS)
+
+-include $(wildcard $(TEST_BIN)/*.d)
 
 test: all
-	@CHAPTERS="$(READY)" NVCC="$(NVCC)" tests/run_tests.sh
+	@CHAPTERS="$(READY)" tests/run_tests.sh
 
 bench:
 	@echo "make bench is not written yet: it comes with the device-wide chapters (04-07) and bench/"

@@ -6,7 +6,7 @@
 #                  CUDA device that runs our code; otherwise each is reported as skipped, with why
 # Each suite's full output goes to build/tests/logs/. The last line is "N passed, N failed, N skipped";
 # the exit status is non-zero if anything failed.
-# Environment: CHAPTERS (chapter folders that exist), NVCC (the CUDA compiler, empty if none).
+# Environment: CHAPTERS (chapter folders that exist); GPU detection is in tests/gpu_env.sh.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=build/tests/logs
@@ -67,29 +67,20 @@ run_suite "\\file blocks" check_file_blocks
 run_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test
 
 echo "== GPU suites"
-gpu_chapters=""
-for c in ${CHAPTERS:-}; do
-  [ "$c" = 01_cpu_serial ] || gpu_chapters="$gpu_chapters $c"
-done
-reason=""
-if [ -z "${NVCC:-}" ]; then
-  reason="no CUDA compiler (nvcc) found, so no GPU code was built"
-else
-  probe=$(build/tests/cuda_probe 2>&1)
-  case $? in
-    0) echo "probe: $probe" ;;
-    1) reason="$probe (probe: build/tests/cuda_probe)" ;;
-    *) failed=$((failed + 1)); printf 'FAIL  %-30s %s\n' "CUDA probe" "$probe"; reason="the probe failed" ;;
-  esac
+. tests/gpu_env.sh
+if [ "$GPU_PROBE_FAILED" -eq 1 ]; then
+  failed=$((failed + 1)); printf 'FAIL  %-30s %s\n' "CUDA probe" "$GPU_PROBE"
+elif [ -z "$GPU_REASON" ]; then
+  echo "probe: $GPU_PROBE"
 fi
-if [ -n "$reason" ]; then
-  skip_suite "cuda helpers" "$reason"
-  for c in $gpu_chapters; do skip_suite "$c --self-test" "$reason"; done
+if [ -n "$GPU_REASON" ]; then
+  skip_suite "cuda helpers" "$GPU_REASON"
+  for c in $GPU_CHAPTERS; do skip_suite "$c --self-test" "$GPU_REASON"; done
 else
   run_suite "cuda helpers" cuda_helper_suite
-  for c in $gpu_chapters; do run_suite "$c --self-test" "$c/run" --self-test; done
+  for c in $GPU_CHAPTERS; do run_suite "$c --self-test" "$c/run" --self-test; done
 fi
-[ -n "$gpu_chapters" ] || echo "(no GPU chapters written yet)"
+[ -n "$GPU_CHAPTERS" ] || echo "(no GPU chapters written yet)"
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -12,18 +12,14 @@ MAX_N=${SANITIZE_N:-5000}
 TOOLS="memcheck racecheck synccheck"
 passed=0 failed=0 skipped=0
 
-targets=""
-for c in ${CHAPTERS:-}; do
-  [ "$c" = 01_cpu_serial ] || targets="$targets $c"
-done
-
-reason=""
+. tests/gpu_env.sh
+reason=$GPU_REASON
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer 2>/dev/null | head -n 1)
-if [ ! -x build/tests/cuda_probe ]; then
-  reason="no CUDA compiler (nvcc) found, so no GPU code was built"
-elif ! probe=$(build/tests/cuda_probe 2>&1); then
-  reason="$probe"
-elif [ -z "$sanitizer" ]; then
+if [ "$GPU_PROBE_FAILED" -eq 1 ]; then
+  echo "sanitize: FAILED: $GPU_REASON"
+  exit 1
+fi
+if [ -z "$reason" ] && [ -z "$sanitizer" ]; then
   reason="compute-sanitizer not found (it ships with the CUDA Toolkit, in its bin/ folder)"
 fi
 
@@ -31,8 +27,8 @@ fi
 
 # The probe kernel always runs, so the tools themselves are checked even before GPU chapters exist.
 runs="build/tests/cuda_probe"
-for c in $targets; do runs="$runs $c/run"; done
-[ -n "$targets" ] || echo "(no GPU chapters written yet: only the probe kernel is checked)"
+for c in $GPU_CHAPTERS; do runs="$runs $c/run"; done
+[ -n "$GPU_CHAPTERS" ] || echo "(no GPU chapters written yet: only the probe kernel is checked)"
 
 for target in $runs; do
   for tool in $TOOLS; do
