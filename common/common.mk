@@ -46,7 +46,7 @@ $(shell mkdir -p $(BUILD) && \
   (cmp -s $(BUILD)/flags.new $(FLAGS_FILE) || mv $(BUILD)/flags.new $(FLAGS_FILE)))
 
 COMMON_HOST_OBJS := $(addprefix $(BUILD)/common/,cli.o data.o io.o report.o selftest.o)
-COMMON_CUDA_OBJS := $(BUILD)/common/cuda_util.o
+COMMON_CUDA_OBJS := $(BUILD)/common/cuda_util.o $(BUILD)/common/gpu_driver.o
 
 $(BUILD)/common/%.o: $(ROOT)/common/%.c $(FLAGS_FILE)
 	@mkdir -p $(@D)

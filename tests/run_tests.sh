@@ -24,17 +24,17 @@ run_suite() {
   local status=$?
   if [ "$status" -eq 0 ]; then
     passed=$((passed + 1))
-    printf 'PASS  %-30s %s\n' "$name" "$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)"
+    printf 'PASS  %-38s %s\n' "$name" "$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)"
   else
     failed=$((failed + 1))
-    printf 'FAIL  %-30s (exit %s; last lines of %s follow)\n' "$name" "$status" "$log"
+    printf 'FAIL  %-38s (exit %s; last lines of %s follow)\n' "$name" "$status" "$log"
     tail -n 25 "$log" | sed 's/^/      /'
   fi
 }
 
 skip_suite() {
   skipped=$((skipped + 1))
-  printf 'SKIP  %-30s %s\n' "$1" "$2"
+  printf 'SKIP  %-38s %s\n' "$1" "$2"
 }
 
 # every source file opens with a Doxygen \file block
@@ -60,25 +60,36 @@ cuda_helper_suite() {
   echo "cuda helpers ok; CUDA errors exit with status 3"
 }
 
+# the first name a chapter's --help lists after "one of:"
+first_variant() {
+  "$1/run" --help | sed -n 's/.*one of: \([^,]*\),.*/\1/p' | head -n 1
+}
+
 echo "== host suites"
 run_suite "host unit tests" build/tests/test_common
-run_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run
+run_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run serial
 run_suite "\\file blocks" check_file_blocks
 run_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test
 
 echo "== GPU suites"
 . tests/gpu_env.sh
 if [ "$GPU_PROBE_FAILED" -eq 1 ]; then
-  failed=$((failed + 1)); printf 'FAIL  %-30s %s\n' "CUDA probe" "$GPU_PROBE"
+  failed=$((failed + 1)); printf 'FAIL  %-38s %s\n' "CUDA probe" "$GPU_PROBE"
 elif [ -z "$GPU_REASON" ]; then
   echo "probe: $GPU_PROBE"
 fi
 if [ -n "$GPU_REASON" ]; then
   skip_suite "cuda helpers" "$GPU_REASON"
-  for c in $GPU_CHAPTERS; do skip_suite "$c --self-test" "$GPU_REASON"; done
+  for c in $GPU_CHAPTERS; do
+    run_suite "command line ($c, usage)" tests/test_cli.sh "$c/run" "$(first_variant "$c")" usage-only
+    skip_suite "$c --self-test" "$GPU_REASON"
+  done
 else
   run_suite "cuda helpers" cuda_helper_suite
-  for c in $GPU_CHAPTERS; do run_suite "$c --self-test" "$c/run" --self-test; done
+  for c in $GPU_CHAPTERS; do
+    run_suite "command line ($c)" tests/test_cli.sh "$c/run" "$(first_variant "$c")"
+    run_suite "$c --self-test" "$c/run" --self-test
+  done
 fi
 [ -n "$GPU_CHAPTERS" ] || echo "(no GPU chapters written yet)"
 

@@ -1,0 +1,268 @@
+/**
+ * \file gpu_driver.cu
+ * \brief The host side every GPU chapter shares: self-test, file scan and timed sweep.
+ *
+ * Every run of a chapter's kernel goes through the same steps: copy the input to the device,
+ * poison the device output (so an element the kernel forgot to write cannot pass as the right
+ * answer left over from an earlier run), launch, check the launch, copy back, compare every
+ * element with the CPU reference.
+ */
+#include "gpu_driver.h"
+
+#include "cuda_util.h"
+#include "data.h"
+#include "io.h"
+#include "report.h"
+#include "selftest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/** Untimed launches before the timed ones (first-launch costs, clocks, caches). */
+#define WARMUP_RUNS 3
+
+/** Device input and output, grown to the largest n asked for so far. */
+typedef struct device_arrays {
+    int32_t *in;      /**< device input */
+    int32_t *out;     /**< device output */
+    size_t capacity;  /**< elements each array holds */
+} device_arrays;
+
+/** Make both device arrays hold at least n elements. */
+static void device_arrays_reserve(device_arrays *d, size_t n)
+{
+    if (n <= d->capacity)
+        return;
+    CUDA_CHECK(cudaFree(d->in));
+    CUDA_CHECK(cudaFree(d->out));
+    d->in = d->out = NULL;
+    CUDA_CHECK(cudaMalloc((void **)&d->in, n * sizeof(int32_t)));
+    CUDA_CHECK(cudaMalloc((void **)&d->out, n * sizeof(int32_t)));
+    d->capacity = n;
+}
+
+static void device_arrays_free(device_arrays *d)
+{
+    CUDA_CHECK(cudaFree(d->in));
+    CUDA_CHECK(cudaFree(d->out));
+    d->in = d->out = NULL;
+    d->capacity = 0;
+}
+
+/** Poison the device output, run one variant, check the launch, copy the result to `out`. */
+static void run_checked(const gpu_chapter *ch, int variant, const device_arrays *d, int32_t *out,
+                        size_t n, int exclusive)
+{
+    CUDA_CHECK(cudaMemset(d->out, POISON_BYTE, n * sizeof(int32_t)));
+    ch->scan(variant, d->in, d->out, n, exclusive);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaMemcpy(out, d->out, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
+}
+
+/** What the self-test's ::scan_fn needs. */
+typedef struct selftest_ctx {
+    const gpu_chapter *ch;  /**< the chapter */
+    device_arrays *d;       /**< device buffers, reused across cases */
+} selftest_ctx;
+
+/** The ::scan_fn of the battery: host arrays in, host arrays out, through the device. */
+static int scan_through_device(void *ctx, int variant, const int32_t *in, int32_t *out, size_t n,
+                               int exclusive)
+{
+    selftest_ctx *c = (selftest_ctx *)ctx;
+    device_arrays_reserve(c->d, n);
+    CUDA_CHECK(cudaMemcpy(c->d->in, in, n * sizeof(int32_t), cudaMemcpyHostToDevice));
+    run_checked(c->ch, variant, c->d, out, n, exclusive);
+    return 0;
+}
+
+/** The battery, with the n > 2^31 case when host and device both have the memory for it. */
+static int self_test(const gpu_chapter *ch, const scan_options *opt)
+{
+    device_arrays d = {NULL, NULL, 0};
+    selftest_ctx ctx = {ch, &d};
+    self_test_config cfg = {ch->tile, ch->repeats, SELF_TEST_BIG_N, NULL};
+    size_t host_need = self_test_host_bytes(SELF_TEST_BIG_N);
+    size_t device_need = 2 * SELF_TEST_BIG_N * sizeof(int32_t);
+    size_t host_have = host_memory_available(), device_have = cuda_free_bytes();
+    char reason[160];
+    if (host_have < host_need + host_need / 4 || device_have < device_need + device_need / 16) {
+        snprintf(reason, sizeof reason,
+                 "needs %.1f GiB of host and %.1f GiB of GPU memory; %.1f and %.1f GiB free",
+                 (double)(host_need + host_need / 4) / (1 << 30),
+                 (double)(device_need + device_need / 16) / (1 << 30),
+                 (double)host_have / (1 << 30), (double)device_have / (1 << 30));
+        cfg.big_n = 0;
+        cfg.big_skip_reason = reason;
+    }
+    int status = self_test_run(&ch->prog, opt, &cfg, scan_through_device, &ctx);
+    device_arrays_free(&d);
+    return status;
+}
+
+/** Scan the `--input` file with every selected variant, verify each, write `--output`. */
+static int scan_file(const gpu_chapter *ch, const scan_options *opt, int32_t *in, size_t n)
+{
+    char err[512];
+    device_arrays d = {NULL, NULL, 0};
+    int32_t *ref = (int32_t *)xmalloc(n * sizeof(int32_t), "the reference");
+    int32_t *out = (int32_t *)xmalloc(n * sizeof(int32_t), "the output");
+    scan_reference(in, ref, n, opt->exclusive, ch->prog.segment);
+    device_arrays_reserve(&d, n);
+    CUDA_CHECK(cudaMemcpy(d.in, in, n * sizeof(int32_t), cudaMemcpyHostToDevice));
+    for (int v = 0; v < ch->prog.variant_count; ++v) {
+        if (!cli_variant_selected(opt, v))
+            continue;
+        run_checked(ch, v, &d, out, n, opt->exclusive);
+        verify_result res = verify_scan(ref, out, n);
+        printf("%-14s %zu elements of %s, %s scan: %s\n", ch->prog.variants[v], n, opt->input,
+               opt->exclusive ? "exclusive" : "inclusive", res.mismatches ? "WRONG" : "verified");
+        if (res.mismatches) {
+            verify_report(stdout, &res, ref, out, n);
+            io_output_abandon();
+            return EXIT_WRONG;
+        }
+    }
+    if (opt->output) {
+        if (io_output_commit(out, n, err, sizeof err))
+            cli_fail(EXIT_USAGE, "%s", err);
+        printf("wrote %zu elements to %s\n", n, opt->output);
+    }
+    device_arrays_free(&d);
+    free(ref);
+    free(out);
+    return EXIT_OK;
+}
+
+/** One timed launch: what cuda_time_median_ms() repeats. */
+typedef struct timed_launch {
+    const gpu_chapter *ch;  /**< the chapter */
+    int variant;            /**< variant to launch */
+    const device_arrays *d; /**< input and output */
+    size_t n;               /**< element count */
+    int exclusive;          /**< exclusive scan */
+} timed_launch;
+
+static void launch_work(void *ctx)
+{
+    timed_launch *t = (timed_launch *)ctx;
+    t->ch->scan(t->variant, t->d->in, t->d->out, t->n, t->exclusive);
+}
+
+/** The sweep: per size, a memcpy row, then per variant verify, time, verify again. */
+static int sweep(const gpu_chapter *ch, const scan_options *opt)
+{
+    report_column cols[7] = {{"n", 10}, {"variant", -14}, {"time_us", 11}, {"GB/s", 8},
+                             {"pct_memcpy", 10}};
+    int ncols = 5;
+    if (ch->extra_title) {
+        cols[ncols].title = ch->extra_title;
+        cols[ncols++].width = (int)strlen(ch->extra_title) > 8 ? (int)strlen(ch->extra_title) : 8;
+    }
+    cols[ncols].title = "check";
+    cols[ncols++].width = -5;
+
+    const size_t *sizes = opt->n_given ? &opt->n : ch->prog.default_sizes;
+    int count = opt->n_given ? 1 : ch->prog.default_size_count;
+    int status = EXIT_OK;
+    device_arrays d = {NULL, NULL, 0};
+
+    report_note(stdout, opt->csv, "%s scan, seed %llu, median of %d runs after %d warm-up runs",
+                opt->exclusive ? "exclusive" : "inclusive", (unsigned long long)opt->seed,
+                opt->reps, WARMUP_RUNS);
+    report_note(stdout, opt->csv, "GB/s counts 2*n*4 bytes (read n, write n); pct_memcpy compares "
+                "with a cudaMemcpy device-to-device of the same n, timed in this run");
+    for (int i = 0; ch->notes && ch->notes[i]; ++i)
+        report_note(stdout, opt->csv, "%s", ch->notes[i]);
+    report_header(stdout, cols, ncols, opt->csv);
+
+    for (int s = 0; s < count; ++s) {
+        size_t n = sizes[s];
+        char nbuf[32], tbuf[32], gbuf[32], pbuf[32];
+        int32_t *in = (int32_t *)xmalloc(n * sizeof(int32_t), "the input");
+        int32_t *out = (int32_t *)xmalloc(n * sizeof(int32_t), "the output");
+        int32_t *ref = (int32_t *)xmalloc(n * sizeof(int32_t), "the reference");
+        generate_input(in, n, PATTERN_RANDOM, opt->seed);
+        scan_reference(in, ref, n, opt->exclusive, ch->prog.segment);
+        device_arrays_reserve(&d, n);
+        CUDA_CHECK(cudaMemcpy(d.in, in, n * sizeof(int32_t), cudaMemcpyHostToDevice));
+        format_size(n, nbuf, sizeof nbuf);
+
+        /* The ceiling: a copy moves the same 2n elements a scan must. */
+        double copy_ms = cuda_memcpy_ms(d.out, d.in, n * sizeof(int32_t), opt->reps);
+        snprintf(tbuf, sizeof tbuf, "%.2f", copy_ms * 1e3);
+        snprintf(gbuf, sizeof gbuf, "%.1f", gb_per_s(scan_min_bytes(n), copy_ms));
+        const char *copy_row[7] = {nbuf, "memcpy", tbuf, gbuf, "100.0"};
+        int c = 5;
+        if (ch->extra_title)
+            copy_row[c++] = "-";
+        copy_row[c] = "-";
+        report_row(stdout, cols, ncols, opt->csv, copy_row);
+
+        for (int v = 0; v < ch->prog.variant_count; ++v) {
+            if (!cli_variant_selected(opt, v))
+                continue;
+            run_checked(ch, v, &d, out, n, opt->exclusive);
+            verify_result before = verify_scan(ref, out, n);
+            timed_launch job = {ch, v, &d, n, opt->exclusive};
+            double ms = n ? cuda_time_median_ms(launch_work, &job, WARMUP_RUNS, opt->reps) : 0.0;
+            CUDA_CHECK_LAUNCH();
+            CUDA_CHECK(cudaMemcpy(out, d.out, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
+            verify_result after = verify_scan(ref, out, n);
+            int ok = before.mismatches == 0 && after.mismatches == 0;
+            snprintf(tbuf, sizeof tbuf, "%.2f", ms * 1e3);
+            snprintf(gbuf, sizeof gbuf, "%.1f", gb_per_s(scan_min_bytes(n), ms));
+            snprintf(pbuf, sizeof pbuf, "%.1f", ms > 0 ? 100.0 * copy_ms / ms : 0.0);
+            const char *row[7] = {nbuf, ch->prog.variants[v], tbuf, gbuf, pbuf};
+            c = 5;
+            if (ch->extra_title)
+                row[c++] = ch->extra[v];
+            row[c] = ok ? "ok" : "WRONG";
+            report_row(stdout, cols, ncols, opt->csv, row);
+            if (!ok) {
+                verify_report(stdout, before.mismatches ? &before : &after, ref, out, n);
+                status = EXIT_WRONG;
+            }
+        }
+        free(in);
+        free(out);
+        free(ref);
+    }
+    device_arrays_free(&d);
+    return status;
+}
+
+int gpu_chapter_main(int argc, char **argv, const gpu_chapter *ch)
+{
+    scan_options opt;
+    char err[512], line[256];
+    int32_t *file_in = NULL;
+    size_t file_n = 0;
+    cli_parse_or_exit(argc, argv, &ch->prog, &opt);
+
+    /* Bad files are usage errors: found before the GPU is touched, so they need no GPU. */
+    if (opt.input) {
+        if (io_read_int32(opt.input, &file_in, &file_n, err, sizeof err))
+            cli_fail(EXIT_USAGE, "%s", err);
+        if (opt.output && io_output_begin(opt.output, err, sizeof err))
+            cli_fail(EXIT_USAGE, "%s", err);
+    }
+
+    cudaDeviceProp props;
+    cuda_init_device(&props);
+    report_note(stdout, opt.csv, "%s", cuda_device_line(&props, line, sizeof line));
+    if (ch->prog.segment && !opt.self_test) /* the self-test says it in its own header */
+        report_note(stdout, opt.csv, "segmented scan: every %zu elements are scanned on their own",
+                    ch->prog.segment);
+
+    int status;
+    if (opt.self_test)
+        status = self_test(ch, &opt);
+    else if (opt.input)
+        status = scan_file(ch, &opt, file_in, file_n);
+    else
+        status = sweep(ch, &opt);
+    free(file_in);
+    return status;
+}

@@ -1,0 +1,54 @@
+/**
+ * \file gpu_driver.h
+ * \brief The host side every GPU chapter shares: self-test, `--input/--output`, and the timed
+ *        sweep against a same-size `cudaMemcpy` (CONVENTIONS §4–§6).
+ *
+ * A GPU chapter writes its kernels and one launcher, `scan_…(variant, d_in, d_out, n, exclusive)`,
+ * that works on device arrays; its `main()` fills a ::gpu_chapter and calls gpu_chapter_main().
+ * Nothing here touches scan code on the device: the driver only moves data, poisons, verifies,
+ * times and prints.
+ */
+#ifndef SCAN_GPU_DRIVER_H
+#define SCAN_GPU_DRIVER_H
+
+#include "cli.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * A chapter's launcher: scan n elements of device array `d_in` into `d_out` with `variant`.
+ * It launches on the default stream and returns without waiting; it must accept n = 0.
+ */
+typedef void (*gpu_scan_fn)(int variant, const int32_t *d_in, int32_t *d_out, size_t n,
+                            int exclusive);
+
+/** What a GPU chapter tells the driver. */
+typedef struct gpu_chapter {
+    scan_program prog;            /**< name, variants, segment, default sweep (see ::scan_program) */
+    gpu_scan_fn scan;             /**< the chapter's launcher */
+    size_t tile;                  /**< elements one block scans: the battery adds tile±1, 3·tile+7 */
+    int repeats;                  /**< runs of every self-test case */
+    const char *extra_title;      /**< title of one more table column per variant, or NULL */
+    const char *const *extra;     /**< that column's cell for each variant (prog.variant_count) */
+    const char *const *notes;     /**< lines printed above the table (NULL-terminated), or NULL */
+} gpu_chapter;
+
+/**
+ * \brief Parse the command line, print the GPU line, then run the self-test, scan a file, or
+ *        time the sweep. Returns the exit status (CONVENTIONS §4).
+ * \param argc as given to main()
+ * \param argv as given to main()
+ * \param ch   the chapter
+ */
+int gpu_chapter_main(int argc, char **argv, const gpu_chapter *ch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCAN_GPU_DRIVER_H */
