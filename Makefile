@@ -13,10 +13,10 @@ READY := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,$(CHAPTER_DIRS
 READY_NUMBERS := $(foreach d,$(READY),$(patsubst 0%,%,$(firstword $(subst _, ,$(d)))))
 
 TEST_BIN := $(BUILD)/tests
-HOST_TESTS := $(TEST_BIN)/test_common
+HOST_TESTS := $(TEST_BIN)/test_common $(TEST_BIN)/scan_networks
 CUDA_TESTS := $(if $(NVCC),$(TEST_BIN)/cuda_probe $(TEST_BIN)/test_cuda_util)
 
-.PHONY: help all common tests test bench sanitize docs clean $(READY)
+.PHONY: help all common tests test bench sanitize docs figures clean $(READY)
 .DEFAULT_GOAL := help
 
 help:
@@ -27,6 +27,7 @@ help:
 	@echo "  make bench       every chapter beside CUB, Thrust and memcpy (not written yet)"
 	@echo "  make sanitize    compute-sanitizer memcheck, racecheck, synccheck on the GPU chapters"
 	@echo "  make docs        Doxygen HTML into build/docs/html (warnings are errors)"
+	@echo "  make figures     redraw the scan-network figures in docs/figures (from tests/scan_networks.c)"
 	@echo "  make clean       remove build/ and every ./run"
 	@echo "  make help        this list"
 	@echo "Options: SMS=\"$(SMS)\" (GPU architectures; SMS=90 for a fast H100/H200 build), DEBUG=1 (-G -O0)"
@@ -56,6 +57,10 @@ $(TEST_BIN)/test_common: tests/test_common.c $(COMMON_HOST_OBJS) $(FLAGS_FILE)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(COMMON_HOST_OBJS) -o $@ $(LDLIBS)
 
+$(TEST_BIN)/scan_networks: tests/scan_networks.c $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< -o $@
+
 $(TEST_BIN)/%: tests/%.cu $(COMMON_HOST_OBJS) $(COMMON_CUDA_OBJS) $(FLAGS_FILE)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $@.d $< $(COMMON_HOST_OBJS) $(COMMON_CUDA_OBJS) -o $@ $(LDLIBS)
@@ -78,6 +83,11 @@ docs:
 	@mkdir -p $(BUILD)/docs
 	DOXY_INPUT="README.md docs common tests $(READY)" DOXY_OUTPUT="$(BUILD)/docs" doxygen docs/Doxyfile
 	@echo "docs: open $(BUILD)/docs/html/index.html"
+
+# The figures are committed; make test checks that they match what the model draws.
+figures: $(TEST_BIN)/scan_networks
+	@mkdir -p docs/figures
+	$(TEST_BIN)/scan_networks --svg docs/figures
 
 clean:
 	rm -rf $(BUILD) run $(addsuffix /run,$(CHAPTER_DIRS))

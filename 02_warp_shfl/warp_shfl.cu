@@ -32,6 +32,7 @@
 #define BLOCK_THREADS 256
 /** The `blelloch` variant: 256 threads, two elements each, so 16 segments per block. */
 #define BLELLOCH_THREADS 256
+/** Elements one `blelloch` block scans. */
 #define BLELLOCH_ITEMS (2 * BLELLOCH_THREADS)
 
 /** The variants, in table order. */

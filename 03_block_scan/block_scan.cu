@@ -26,7 +26,9 @@
 
 /** Elements one block scans: the segment length of this chapter. */
 #define TILE_ITEMS 1024
+/** Threads of one warp. */
 #define WARP_THREADS 32
+/** Every lane of the warp: the mask of a shuffle that all 32 lanes must execute. */
 #define FULL_MASK 0xffffffffu
 /** Shared memory has 32 banks of 4 bytes: word i lives in bank i % 32. */
 #define LOG_NUM_BANKS 5
@@ -34,7 +36,9 @@
 #define BLELLOCH_THREADS (TILE_ITEMS / 2)
 /** `coarsened`: 128 threads, 8 elements each (two 128-bit loads). */
 #define COARSE_THREADS 128
+/** `coarsened`: elements per thread. */
 #define ITEMS_PER_THREAD (TILE_ITEMS / COARSE_THREADS)
+/** `coarsened`: warps per block. */
 #define COARSE_WARPS (COARSE_THREADS / WARP_THREADS)
 
 /**
@@ -50,6 +54,7 @@
  * first term alone is all a 1024-element tile needs (see the notes for the bank arithmetic).
  */
 #define CONFLICT_FREE_INDEX(i) ((i) + ((i) >> LOG_NUM_BANKS))
+/** Words of a padded shared array for one tile. */
 #define PADDED_WORDS (TILE_ITEMS + (TILE_ITEMS >> LOG_NUM_BANKS))
 
 /** The variants, in table order. */

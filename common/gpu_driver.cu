@@ -42,6 +42,7 @@ static void device_arrays_reserve(device_arrays *d, size_t n)
     d->capacity = n;
 }
 
+/** Free both device arrays. */
 static void device_arrays_free(device_arrays *d)
 {
     CUDA_CHECK(cudaFree(d->in));
@@ -144,6 +145,7 @@ typedef struct timed_launch {
     int exclusive;          /**< exclusive scan */
 } timed_launch;
 
+/** The ::gpu_work_fn that times one launch (`ctx` is a ::timed_launch). */
 static void launch_work(void *ctx)
 {
     timed_launch *t = (timed_launch *)ctx;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The runner behind `make test` (CONVENTIONS §7). `make test` builds everything first; this runs:
-#   host suites  - unit tests of common/, the command line of a real program, \file blocks,
-#                  chapter 01's self-test (no GPU needed)
+#   host suites  - unit tests of common/, the scan-network models and their figures, the command
+#                  line of every chapter, \file blocks, chapter 01's self-test (no GPU needed)
 #   GPU suites   - CUDA helper tests and every GPU chapter's --self-test, when the probe finds a
 #                  CUDA device that runs our code; otherwise each is reported as skipped, with why
 # Each suite's full output goes to build/tests/logs/. The last line is "N passed, N failed, N skipped";
@@ -65,8 +65,26 @@ first_variant() {
   "$1/run" --help | sed -n 's/.*one of: \([^,]*\),.*/\1/p' | head -n 1
 }
 
+# the committed figures are exactly what tests/scan_networks.c draws today
+check_figures() {
+  local dir status=0 f
+  dir=$(mktemp -d)
+  build/tests/scan_networks --svg "$dir" >/dev/null || { rm -rf "$dir"; return 1; }
+  for f in "$dir"/*.svg; do
+    if ! cmp -s "$f" "docs/figures/$(basename "$f")"; then
+      echo "docs/figures/$(basename "$f") differs from what the model draws: run 'make figures' and commit"
+      status=1
+    fi
+  done
+  rm -rf "$dir"
+  [ "$status" -eq 0 ] && echo "figures match the network model: $(ls docs/figures/network_*.svg | wc -l) SVG files"
+  return $status
+}
+
 echo "== host suites"
 run_suite "host unit tests" build/tests/test_common
+run_suite "scan networks" build/tests/scan_networks
+run_suite "figures up to date" check_figures
 run_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run serial
 run_suite "\\file blocks" check_file_blocks
 run_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test

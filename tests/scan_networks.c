@@ -1,0 +1,450 @@
+/**
+ * \file scan_networks.c
+ * \brief Scan networks (Merrill & Garland Fig 1) as data: build the serial, Kogge-Stone,
+ *        Sklansky, Brent-Kung and reduce-then-scan networks, run them on arrays step by step,
+ *        measure depth and size, check Snir's bound, and draw them as SVG.
+ *
+ *     scan_networks               unit tests (part of `make test`)
+ *     scan_networks --table       depth and size at n = 16, and the shared-memory bank table
+ *     scan_networks --svg DIR     write DIR/network_NAME.svg for n = 16 (`make figures`)
+ *
+ * A network is a list of operations `x[dst] = x[src] + x[dst]`, in an order that a single thread
+ * may apply one after another. Its *size* is the number of operations (additions); its *depth*
+ * is the longest chain of operations that depend on each other, found by giving every operation
+ * the step right after the later of its two inputs (as soon as possible). Snir (1986) proved that
+ * every prefix network on n inputs has depth + size ≥ 2n − 2: a network can be shallow or small,
+ * not both.
+ *
+ * The same file checks the bank arithmetic behind chapter 03's CONFLICT_FREE_INDEX: for the
+ * shared-memory access patterns of its block scans, how many different words of one bank a warp
+ * asks for at once, with and without the padding.
+ */
+#include "check.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/** The most operations any network built here has (Kogge-Stone at the largest n tested). */
+#define MAX_OPS (1 << 16)
+/** Largest n the tests build. */
+#define MAX_N 300
+/** Shared memory banks of 4-byte words. */
+#define NUM_BANKS 32
+/** log2(NUM_BANKS). */
+#define LOG_NUM_BANKS 5
+/** Chapter 03's padding: one spare word after every 32. */
+#define CONFLICT_FREE_INDEX(i) ((i) + ((i) >> LOG_NUM_BANKS))
+
+/** One operation: x[dst] = x[src] + x[dst], src < dst. */
+typedef struct op {
+    int dst;  /**< the wire that is updated */
+    int src;  /**< the wire whose value is added to it */
+} op;
+
+/** A network on n wires. */
+typedef struct network {
+    const char *name;   /**< file name part, e.g. "kogge_stone" */
+    const char *title;  /**< for tables and figures */
+    int n;              /**< wires (inputs) */
+    int size;           /**< operations */
+    op ops[MAX_OPS];    /**< in an order that may be applied one at a time */
+} network;
+
+/** Append x[dst] += x[src]. */
+static void add_op(network *net, int dst, int src)
+{
+    if (net->size >= MAX_OPS) {
+        fprintf(stderr, "scan_networks: more than %d operations\n", MAX_OPS);
+        exit(2);
+    }
+    net->ops[net->size].dst = dst;
+    net->ops[net->size].src = src;
+    ++net->size;
+}
+
+/** Empty `net` and name it. */
+static void start(network *net, const char *name, const char *title, int n)
+{
+    net->name = name;
+    net->title = title;
+    net->n = n;
+    net->size = 0;
+}
+
+/** The loop of chapter 01: x[i] += x[i-1], n − 1 steps. */
+static void build_serial(network *net, int n)
+{
+    start(net, "serial", "serial", n);
+    for (int i = 1; i < n; ++i)
+        add_op(net, i, i - 1);
+}
+
+/** Kogge-Stone (chapter 02): at step d every i ≥ 2^d adds x[i − 2^d]. Descending i within a
+    step, so that applying them one at a time reads the values of the step before. */
+static void build_kogge_stone(network *net, int n)
+{
+    start(net, "kogge_stone", "Kogge-Stone", n);
+    for (int d = 1; d < n; d *= 2)
+        for (int i = n - 1; i >= d; --i)
+            add_op(net, i, i - d);
+}
+
+/** Sklansky: at step d every i whose bit d is set adds the last element of the block of 2^d
+    just below its own (i with its low d bits cleared, minus one): one value fans out to 2^d. */
+static void build_sklansky(network *net, int n)
+{
+    start(net, "sklansky", "Sklansky", n);
+    for (int d = 1; d < n; d *= 2)
+        for (int i = 0; i < n; ++i)
+            if (i & d)
+                add_op(net, i, (i & ~(2 * d - 1)) + d - 1);
+}
+
+/** Brent-Kung: an up-sweep builds sums of blocks of 2, 4, 8, … at their last element; a
+    down-sweep adds each block's prefix into the middle element of the block after it. */
+static void build_brent_kung(network *net, int n)
+{
+    start(net, "brent_kung", "Brent-Kung", n);
+    int top = 1;
+    for (int s = 1; s < n; s *= 2) {
+        for (int i = 2 * s - 1; i < n; i += 2 * s)
+            add_op(net, i, i - s);
+        top = s;
+    }
+    for (int s = top / 2; s >= 1; s /= 2)
+        for (int i = 3 * s - 1; i < n; i += 2 * s)
+            add_op(net, i, i - s);
+}
+
+/** Reduce-then-scan over `parts` contiguous parts (chapter 03's raking, chapter 05's shape):
+    each part is reduced serially (its running sums stay on its wires), the part totals are
+    scanned serially, and every element but a part's last adds the total of the parts before. */
+static void build_reduce_then_scan(network *net, int n, int parts)
+{
+    start(net, "reduce_then_scan", "reduce-then-scan, 4 parts", n);
+    int len = (n + parts - 1) / parts;
+    for (int b = 0; b < n; b += len)
+        for (int i = b + 1; i < b + len && i < n; ++i)
+            add_op(net, i, i - 1);
+    for (int b = len; b < n; b += len) {
+        int last = (b + len < n ? b + len : n) - 1;
+        add_op(net, last, b - 1);
+    }
+    for (int b = len; b < n; b += len) {
+        int last = (b + len < n ? b + len : n) - 1;
+        for (int i = b; i < last; ++i)
+            add_op(net, i, b - 1);
+    }
+}
+
+/** How many networks build() knows. */
+enum { NETWORK_KINDS = 5 };
+/** Build network `which` (0 … NETWORK_KINDS−1) on n wires. */
+static void build(network *net, int which, int n)
+{
+    switch (which) {
+    case 0: build_serial(net, n); break;
+    case 1: build_kogge_stone(net, n); break;
+    case 2: build_sklansky(net, n); break;
+    case 3: build_brent_kung(net, n); break;
+    default: build_reduce_then_scan(net, n, 4); break;
+    }
+}
+
+/** Give every operation its step (1-based, as soon as its inputs are ready); return the depth. */
+static int schedule(const network *net, int *step)
+{
+    int ready[MAX_N]; /* per wire: the step after which its current value exists */
+    int depth = 0;
+    for (int i = 0; i < net->n; ++i)
+        ready[i] = 0;
+    for (int k = 0; k < net->size; ++k) {
+        const op *o = &net->ops[k];
+        int s = (ready[o->dst] > ready[o->src] ? ready[o->dst] : ready[o->src]) + 1;
+        ready[o->dst] = s;
+        if (step)
+            step[k] = s;
+        if (s > depth)
+            depth = s;
+    }
+    return depth;
+}
+
+/** Apply the network to x, one operation at a time, with wrap-around addition. */
+static void apply(const network *net, uint32_t *x)
+{
+    for (int k = 0; k < net->size; ++k)
+        x[net->ops[k].dst] += x[net->ops[k].src];
+}
+
+/** Operations must point backwards and stay on the wires. */
+static int well_formed(const network *net)
+{
+    for (int k = 0; k < net->size; ++k)
+        if (net->ops[k].src < 0 || net->ops[k].src >= net->ops[k].dst || net->ops[k].dst >= net->n)
+            return 0;
+    return 1;
+}
+
+/** floor(log2(n)) for n ≥ 1. */
+static int log2_floor(int n)
+{
+    int k = 0;
+    while ((1 << (k + 1)) <= n)
+        ++k;
+    return k;
+}
+
+/** Every network, every n in 1 … MAX_N: correct on random data, Snir's bound, known formulas. */
+static void test_networks(void)
+{
+    static network net;
+    uint32_t x[MAX_N], ref[MAX_N];
+    uint64_t state = 0x2016110112345ull;
+    for (int which = 0; which < NETWORK_KINDS; ++which) {
+        for (int n = 1; n <= MAX_N; ++n) {
+            build(&net, which, n);
+            CHECK(well_formed(&net));
+            uint32_t sum = 0;
+            for (int i = 0; i < n; ++i) {
+                state = state * 6364136223846793005ull + 1442695040888963407ull;
+                x[i] = (uint32_t)(state >> 32);
+                sum += x[i];
+                ref[i] = sum;
+            }
+            apply(&net, x);
+            int wrong = memcmp(x, ref, (size_t)n * sizeof x[0]) != 0;
+            CHECK(!wrong);
+            if (wrong)
+                printf("  %s is not a scan at n = %d\n", net.title, n);
+            int depth = schedule(&net, NULL);
+            CHECK(depth + net.size >= 2 * n - 2); /* Snir's bound */
+            if ((n & (n - 1)) == 0 && n >= 4) {   /* powers of two: the textbook formulas */
+                int lg = log2_floor(n);
+                if (which == 0) CHECK(depth == n - 1 && net.size == n - 1);
+                if (which == 1) CHECK(depth == lg && net.size == n * lg - (n - 1));
+                if (which == 2) CHECK(depth == lg && net.size == n / 2 * lg);
+                if (which == 3) CHECK(depth == 2 * lg - 2 && net.size == 2 * n - lg - 2);
+            }
+        }
+    }
+    /* The figures' numbers, n = 16. */
+    int want[NETWORK_KINDS][2] = {{15, 15}, {4, 49}, {4, 32}, {6, 26}, {6, 24}};
+    for (int which = 0; which < NETWORK_KINDS; ++which) {
+        build(&net, which, 16);
+        CHECK(schedule(&net, NULL) == want[which][0]);
+        CHECK(net.size == want[which][1]);
+    }
+}
+
+/** A network with one operation missing, or one pointing at the wrong wire, must be caught:
+    the checks above are only worth something if they can fail. */
+static void test_planted_bugs(void)
+{
+    static network net;
+    uint32_t x[16], ref[16];
+    int caught = 0;
+    for (int which = 0; which < NETWORK_KINDS; ++which) {
+        for (int bug = 0; bug < 2; ++bug) {
+            build(&net, which, 16);
+            op *middle = &net.ops[net.size / 2];
+            if (bug == 0)
+                --net.size; /* drop the last operation */
+            else            /* point the middle operation at another wire */
+                middle->src = middle->src == middle->dst - 1 ? 0 : middle->dst - 1;
+            uint32_t sum = 0;
+            for (int i = 0; i < 16; ++i) {
+                x[i] = (uint32_t)(i * 2654435761u + 12345u);
+                sum += x[i];
+                ref[i] = sum;
+            }
+            apply(&net, x);
+            caught += memcmp(x, ref, sizeof x) != 0;
+        }
+    }
+    CHECK(caught == 2 * NETWORK_KINDS);
+}
+
+/* ---- shared-memory banks ------------------------------------------------------------------- */
+
+/** Worst bank conflict of one warp-wide access: the most different words asked of one bank
+    (the same word read by several lanes is a broadcast, not a conflict). 0 if no lane is active. */
+static int conflict_ways(const int *word, int lanes)
+{
+    int worst = 0;
+    for (int bank = 0; bank < NUM_BANKS; ++bank) {
+        int distinct = 0;
+        for (int a = 0; a < lanes; ++a) {
+            if (word[a] % NUM_BANKS != bank)
+                continue;
+            int seen = 0;
+            for (int b = 0; b < a; ++b)
+                seen |= word[b] == word[a];
+            distinct += !seen;
+        }
+        if (distinct > worst)
+            worst = distinct;
+    }
+    return worst;
+}
+
+/** The access patterns of chapter 03 whose banks matter. */
+enum { PATTERN_BLELLOCH, PATTERN_BRENT_KUNG_WARP, PATTERN_RAKING, BANK_PATTERNS };
+/** Labels of the patterns. */
+static const char *const BANK_PATTERN_NAMES[BANK_PATTERNS] = {
+    "blelloch: worst level of the sweeps", "brent-kung: warp 0 reads slot 32t+31",
+    "raking: lane r reads slot 32r+j"};
+
+/** Worst conflict of `pattern` over every warp and step, padded or not (1 = conflict-free). */
+static int worst_conflict(int pattern, int padded)
+{
+    int word[32], worst = 0;
+    if (pattern == PATTERN_BLELLOCH) {
+        /* 512 threads; at stride s, thread t < 512/s reads slot s(2t+1)−1 and slot s(2t+2)−1 */
+        for (int s = 1; s < 1024; s *= 2)
+            for (int w = 0; w < 16; ++w)
+                for (int which = 1; which <= 2; ++which) {
+                    int lanes = 0;
+                    for (int t = 32 * w; t < 32 * w + 32 && t < 512 / s; ++t) {
+                        int i = s * (2 * t + which) - 1;
+                        word[lanes++] = padded ? CONFLICT_FREE_INDEX(i) : i;
+                    }
+                    int c = conflict_ways(word, lanes);
+                    worst = c > worst ? c : worst;
+                }
+    } else {
+        for (int j = 0; j < 32; ++j) {
+            for (int t = 0; t < 32; ++t) {
+                int i = pattern == PATTERN_RAKING ? 32 * t + j : 32 * t + 31;
+                word[t] = padded ? CONFLICT_FREE_INDEX(i) : i;
+            }
+            int c = conflict_ways(word, 32);
+            worst = c > worst ? c : worst;
+        }
+    }
+    return worst;
+}
+
+/** The bank counter on known cases, then the patterns of chapter 03 with and without padding. */
+static void test_banks(void)
+{
+    int same[32], spread[32];
+    for (int t = 0; t < 32; ++t) {
+        same[t] = 7;        /* one word: a broadcast */
+        spread[t] = 32 * t; /* 32 words of one bank */
+    }
+    CHECK(conflict_ways(same, 32) == 1);
+    CHECK(conflict_ways(spread, 32) == 32);
+    CHECK(worst_conflict(PATTERN_BLELLOCH, 0) == 32);
+    CHECK(worst_conflict(PATTERN_BRENT_KUNG_WARP, 0) == 32);
+    CHECK(worst_conflict(PATTERN_RAKING, 0) == 32);
+    for (int p = 0; p < BANK_PATTERNS; ++p)
+        CHECK(worst_conflict(p, 1) == 1);
+}
+
+/* ---- output -------------------------------------------------------------------------------- */
+
+/** `--table`: depth and size at n = 16, and the bank conflicts of chapter 03's patterns. */
+static void print_tables(void)
+{
+    static network net;
+    printf("%-28s %6s %6s %12s\n", "network (n = 16)", "depth", "size", "depth+size");
+    for (int which = 0; which < NETWORK_KINDS; ++which) {
+        build(&net, which, 16);
+        int depth = schedule(&net, NULL);
+        printf("%-28s %6d %6d %12d\n", net.title, depth, net.size, depth + net.size);
+    }
+    printf("Snir's bound: depth + size >= 2n - 2 = 30\n\n");
+    printf("%-40s %9s %7s\n", "chapter 03 shared-memory access", "unpadded", "padded");
+    for (int p = 0; p < BANK_PATTERNS; ++p)
+        printf("%-40s %8d-way %5d-way\n", BANK_PATTERN_NAMES[p], worst_conflict(p, 0),
+               worst_conflict(p, 1));
+}
+
+/** Figure geometry (SVG pixels): distance between wires. */
+#define SVG_DX 30
+/** Distance between steps. */
+#define SVG_DY 26
+/** Left margin, room for the step labels. */
+#define SVG_LEFT 64
+/** Top margin, room for the title and the wire numbers. */
+#define SVG_TOP 58
+
+/** Draw one network: wires run down, one row per step; each operation is a line from its
+    source wire (at the row above) to a dot on the wire it updates. */
+static int write_svg(const network *net, const char *dir)
+{
+    static int step[MAX_OPS];
+    char path[512];
+    int depth = schedule(net, step);
+    int width = SVG_LEFT + net->n * SVG_DX + 10, height = SVG_TOP + (depth + 1) * SVG_DY + 10;
+    snprintf(path, sizeof path, "%s/network_%s.svg", dir, net->name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "scan_networks: cannot write %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
+            width, height, width, height);
+    fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height);
+    fprintf(f, "<text x=\"8\" y=\"20\" font-size=\"15\" font-weight=\"bold\">%s, n = %d: "
+               "depth %d, size %d</text>\n", net->title, net->n, depth, net->size);
+    fprintf(f, "<text x=\"8\" y=\"38\" fill=\"#555\">each dot: x[i] = x[j] + x[i], j on the line "
+               "from above; rows are steps</text>\n");
+    for (int i = 0; i < net->n; ++i) {
+        int x = SVG_LEFT + i * SVG_DX;
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%d</text>\n", x,
+                SVG_TOP - 4, i);
+        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#bbb\"/>\n", x, SVG_TOP,
+                x, SVG_TOP + depth * SVG_DY + 12);
+    }
+    for (int s = 1; s <= depth; ++s)
+        fprintf(f, "<text x=\"8\" y=\"%d\" fill=\"#555\">step %d</text>\n",
+                SVG_TOP + s * SVG_DY + 4, s);
+    for (int k = 0; k < net->size; ++k) {
+        int xs = SVG_LEFT + net->ops[k].src * SVG_DX, xd = SVG_LEFT + net->ops[k].dst * SVG_DX;
+        int y = SVG_TOP + step[k] * SVG_DY;
+        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1f5fa8\" "
+                   "stroke-width=\"1.5\"/>\n", xs, y - SVG_DY + 6, xd, y);
+        fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"2.5\" fill=\"#1f5fa8\"/>\n", xs, y - SVG_DY + 6);
+        fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"5\" fill=\"#d9480f\"/>\n", xd, y);
+    }
+    fprintf(f, "</svg>\n");
+    if (fclose(f) != 0) {
+        fprintf(stderr, "scan_networks: cannot write %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    return 0;
+}
+
+/** Unit tests, or `--table`, or `--svg DIR`. */
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--table") == 0) {
+        print_tables();
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "--svg") == 0) {
+        static network net;
+        for (int which = 0; which < NETWORK_KINDS; ++which) {
+            build(&net, which, 16);
+            if (write_svg(&net, argv[2]))
+                return 2;
+        }
+        printf("wrote %d figures to %s\n", NETWORK_KINDS, argv[2]);
+        return 0;
+    }
+    if (argc != 1) {
+        fprintf(stderr, "usage: scan_networks [--table | --svg DIR]\n");
+        return 2;
+    }
+    test_networks();
+    test_planted_bugs();
+    test_banks();
+    printf("scan networks: %d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}
