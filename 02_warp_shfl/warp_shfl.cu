@@ -42,7 +42,7 @@ enum { VARIANT_SHFL, VARIANT_SMEM, VARIANT_BLELLOCH, VARIANT_COUNT };
 static const char *const VARIANT_NAMES[VARIANT_COUNT] = {"shfl", "smem", "blelloch"};
 
 /** Synchronisations per 32-element segment (the table's last column; see each kernel). */
-static const char *const VARIANT_SYNCS[VARIANT_COUNT] = {"0", "11 warp", "12 block"};
+static const char *const VARIANT_SYNCS[VARIANT_COUNT] = {"0", "11 warp", "11 block"};
 
 /* ------------------------------------------------------------------------------------------ */
 /* The lesson: three ways to scan 32 elements                                                   */
@@ -161,7 +161,8 @@ __global__ void warp_scan_smem_kernel(const int32_t *in, int32_t *out, size_t n,
  * Up-sweep: 5 levels build a reduction tree in place (16, 8, 4, 2, 1 additions: 31 in all).
  * The root is replaced by 0, then 5 down-sweep levels push prefixes down the tree (31 additions
  * and 31 swaps). Size 62 instead of Kogge-Stone's 129, depth 10 instead of 5, and every level is a
- * `__syncthreads()`: 1 after the loads, 5 + 5 in the sweeps, 1 before the results are read = 12.
+ * `__syncthreads()`: 5 in the up-sweep (the first also waits for the loads), 5 in the
+ * down-sweep, 1 before the results are read = 11.
  * That is the trade this chapter measures: fewer additions, twice the depth, a barrier per step.
  * \param in        input, n elements
  * \param out       output, n elements

@@ -327,7 +327,8 @@ __global__ void block_scan_sklansky_kernel(const int32_t *in, int32_t *out, size
  * Up-sweep: 10 levels build a reduction tree in place (1023 additions). The root is set to 0
  * (the identity), and 10 down-sweep levels hand each left child its parent's prefix and each
  * right child the parent's prefix plus the left child's sum (1023 additions): an exclusive scan
- * in 2046 additions, the fewest of any variant, but 1 + 10 + 10 = 21 barriers, the most.
+ * in 2046 additions, the fewest of any variant, but 10 + 10 + 1 = 21 barriers, the most
+ * (the first up-sweep barrier also waits for the loads).
  * At stride 2^k, thread t touches slots 2^k·(2t+1) − 1 and 2^k·(2t+2) − 1: unpadded, a warp's
  * 32 threads share 16 banks at stride 1 (2-way conflicts), 8 at stride 2, and one bank at stride
  * 16 (32-way). CONFLICT_FREE_INDEX spreads them over distinct banks at every level.
