@@ -196,48 +196,6 @@ static double time_cpu(int variant, const int32_t *in, int32_t *out, size_t n, i
     return t;
 }
 
-/** \brief Scan the `--input` file with every selected variant, verify, write `--output`. */
-static int scan_file(const scan_program *prog, const scan_options *opt)
-{
-    char err[512];
-    int32_t *in = NULL;
-    size_t n = 0;
-    if (io_read_int32(opt->input, &in, &n, err, sizeof err))
-        cli_fail(EXIT_USAGE, "%s", err);
-    if (opt->output && io_output_begin(opt->output, err, sizeof err))
-        cli_fail(EXIT_USAGE, "%s", err);
-
-    int32_t *ref = (int32_t *)xmalloc(n * sizeof(int32_t), "the reference");
-    int32_t *out = (int32_t *)xmalloc(n * sizeof(int32_t), "the output");
-    scan_reference(in, ref, n, opt->exclusive, prog->segment);
-    for (int v = 0; v < VARIANT_COUNT; ++v) {
-        if (!cli_variant_selected(opt, v))
-            continue;
-        poison(out, n);
-        double start = host_seconds();
-        scan_cpu(NULL, v, in, out, n, opt->exclusive);
-        double seconds = host_seconds() - start;
-        verify_result res = verify_scan(ref, out, n);
-        printf("%-8s %zu elements of %s, %s scan: %s (%.1f us)\n", VARIANT_NAMES[v], n,
-               opt->input, opt->exclusive ? "exclusive" : "inclusive",
-               res.mismatches ? "WRONG" : "verified", seconds * 1e6);
-        if (res.mismatches) {
-            verify_report(stdout, &res, ref, out, n);
-            io_output_abandon();
-            return EXIT_WRONG;
-        }
-    }
-    if (opt->output) {
-        if (io_output_commit(out, n, err, sizeof err))
-            cli_fail(EXIT_USAGE, "%s", err);
-        printf("wrote %zu elements to %s\n", n, opt->output);
-    }
-    free(in);
-    free(out);
-    free(ref);
-    return EXIT_OK;
-}
-
 /** \brief The timing sweep: for each size, verify, time, verify again, print one row per variant. */
 static int sweep(const scan_program *prog, const scan_options *opt)
 {
@@ -339,7 +297,17 @@ int main(int argc, char **argv)
         }
         return self_test_run(&prog, &opt, &cfg, scan_cpu, NULL);
     }
-    if (opt.input)
-        return scan_file(&prog, &opt);
+    if (opt.input) {
+        char err[512];
+        int32_t *in = NULL;
+        size_t n = 0;
+        if (io_read_int32(opt.input, &in, &n, err, sizeof err))
+            cli_fail(EXIT_USAGE, "%s", err);
+        if (opt.output && io_output_begin(opt.output, err, sizeof err))
+            cli_fail(EXIT_USAGE, "%s", err);
+        int status = scan_file_run(&prog, &opt, in, n, scan_cpu, NULL);
+        free(in);
+        return status;
+    }
     return sweep(&prog, &opt);
 }

@@ -61,17 +61,18 @@ static void run_checked(const gpu_chapter *ch, int variant, const device_arrays 
     CUDA_CHECK(cudaMemcpy(out, d->out, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
 }
 
-/** What the self-test's ::scan_fn needs. */
-typedef struct selftest_ctx {
+/** What scan_through_device() needs (self-test and `--input`). */
+typedef struct device_ctx {
     const gpu_chapter *ch;  /**< the chapter */
     device_arrays *d;       /**< device buffers, reused across cases */
-} selftest_ctx;
+} device_ctx;
 
-/** The ::scan_fn of the battery: host arrays in, host arrays out, through the device. */
+/** The ::scan_fn of the battery and of `--input`: host arrays in, host arrays out, through the
+    device. */
 static int scan_through_device(void *ctx, int variant, const int32_t *in, int32_t *out, size_t n,
                                int exclusive)
 {
-    selftest_ctx *c = (selftest_ctx *)ctx;
+    device_ctx *c = (device_ctx *)ctx;
     device_arrays_reserve(c->d, n);
     CUDA_CHECK(cudaMemcpy(c->d->in, in, n * sizeof(int32_t), cudaMemcpyHostToDevice));
     run_checked(c->ch, variant, c->d, out, n, exclusive);
@@ -82,7 +83,7 @@ static int scan_through_device(void *ctx, int variant, const int32_t *in, int32_
 static int self_test(const gpu_chapter *ch, const scan_options *opt)
 {
     device_arrays d = {NULL, NULL, 0};
-    selftest_ctx ctx = {ch, &d};
+    device_ctx ctx = {ch, &d};
     self_test_config cfg = {ch->tile, ch->repeats, SELF_TEST_BIG_N, NULL};
     size_t host_need = self_test_host_bytes(SELF_TEST_BIG_N);
     size_t device_need = 2 * SELF_TEST_BIG_N * sizeof(int32_t);
@@ -100,40 +101,6 @@ static int self_test(const gpu_chapter *ch, const scan_options *opt)
     int status = self_test_run(&ch->prog, opt, &cfg, scan_through_device, &ctx);
     device_arrays_free(&d);
     return status;
-}
-
-/** Scan the `--input` file with every selected variant, verify each, write `--output`. */
-static int scan_file(const gpu_chapter *ch, const scan_options *opt, int32_t *in, size_t n)
-{
-    char err[512];
-    device_arrays d = {NULL, NULL, 0};
-    int32_t *ref = (int32_t *)xmalloc(n * sizeof(int32_t), "the reference");
-    int32_t *out = (int32_t *)xmalloc(n * sizeof(int32_t), "the output");
-    scan_reference(in, ref, n, opt->exclusive, ch->prog.segment);
-    device_arrays_reserve(&d, n);
-    CUDA_CHECK(cudaMemcpy(d.in, in, n * sizeof(int32_t), cudaMemcpyHostToDevice));
-    for (int v = 0; v < ch->prog.variant_count; ++v) {
-        if (!cli_variant_selected(opt, v))
-            continue;
-        run_checked(ch, v, &d, out, n, opt->exclusive);
-        verify_result res = verify_scan(ref, out, n);
-        printf("%-14s %zu elements of %s, %s scan: %s\n", ch->prog.variants[v], n, opt->input,
-               opt->exclusive ? "exclusive" : "inclusive", res.mismatches ? "WRONG" : "verified");
-        if (res.mismatches) {
-            verify_report(stdout, &res, ref, out, n);
-            io_output_abandon();
-            return EXIT_WRONG;
-        }
-    }
-    if (opt->output) {
-        if (io_output_commit(out, n, err, sizeof err))
-            cli_fail(EXIT_USAGE, "%s", err);
-        printf("wrote %zu elements to %s\n", n, opt->output);
-    }
-    device_arrays_free(&d);
-    free(ref);
-    free(out);
-    return EXIT_OK;
 }
 
 /** One timed launch: what cuda_time_median_ms() repeats. */
@@ -259,12 +226,16 @@ int gpu_chapter_main(int argc, char **argv, const gpu_chapter *ch)
                     ch->prog.segment);
 
     int status;
-    if (opt.self_test)
+    if (opt.self_test) {
         status = self_test(ch, &opt);
-    else if (opt.input)
-        status = scan_file(ch, &opt, file_in, file_n);
-    else
+    } else if (opt.input) {
+        device_arrays d = {NULL, NULL, 0};
+        device_ctx ctx = {ch, &d};
+        status = scan_file_run(&ch->prog, &opt, file_in, file_n, scan_through_device, &ctx);
+        device_arrays_free(&d);
+    } else {
         status = sweep(ch, &opt);
+    }
     free(file_in);
     return status;
 }

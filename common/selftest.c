@@ -1,6 +1,7 @@
 /**
  * \file selftest.c
- * \brief The correctness battery: sizes × patterns × modes × variants × repeats, every element checked.
+ * \brief The correctness battery: sizes × patterns × modes × variants × repeats, every element
+ *        checked; and the `--input/--output` mode, which checks the same way.
  */
 #include "selftest.h"
 
@@ -152,4 +153,39 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
     printf("self-test %s: %ld passed, %ld failed\n", t.failed ? "FAILED" : "passed", t.passed,
            t.failed);
     return t.failed ? EXIT_WRONG : EXIT_OK;
+}
+
+int scan_file_run(const scan_program *prog, const scan_options *opt, const int32_t *in, size_t n,
+                  scan_fn fn, void *ctx)
+{
+    char err[512];
+    int32_t *ref = (int32_t *)xmalloc(n * sizeof(int32_t), "the reference");
+    int32_t *out = (int32_t *)xmalloc(n * sizeof(int32_t), "the output");
+    int status = EXIT_OK;
+    scan_reference(in, ref, n, opt->exclusive, prog->segment);
+    for (int v = 0; v < prog->variant_count && status == EXIT_OK; ++v) {
+        if (!cli_variant_selected(opt, v))
+            continue;
+        poison(out, n);
+        int failed = fn(ctx, v, in, out, n, opt->exclusive);
+        verify_result res = verify_scan(ref, out, n);
+        printf("%-14s %zu elements of %s, %s scan: %s\n", prog->variants[v], n, opt->input,
+               opt->exclusive ? "exclusive" : "inclusive",
+               failed ? "FAILED" : res.mismatches ? "WRONG" : "verified");
+        if (failed || res.mismatches) {
+            if (!failed)
+                verify_report(stdout, &res, ref, out, n);
+            status = EXIT_WRONG;
+        }
+    }
+    if (status != EXIT_OK) {
+        io_output_abandon();
+    } else if (opt->output) {
+        if (io_output_commit(out, n, err, sizeof err))
+            cli_fail(EXIT_USAGE, "%s", err);
+        printf("wrote %zu elements to %s\n", n, opt->output);
+    }
+    free(ref);
+    free(out);
+    return status;
 }

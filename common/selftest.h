@@ -54,6 +54,21 @@ typedef struct self_test_config {
 int self_test_run(const scan_program *prog, const scan_options *opt, const self_test_config *cfg,
                   scan_fn fn, void *ctx);
 
+/**
+ * \brief The `--input/--output` mode: scan `in` with every selected variant through `fn`, verify
+ *        each result against the CPU reference, and write the output file (opened beforehand with
+ *        io_output_begin()) only when every variant was right.
+ * \param prog the chapter (its segment length and variant names)
+ * \param opt  parsed options (`--exclusive`, `--variant`, `--input`, `--output`)
+ * \param in   the elements read from `--input`
+ * \param n    their count
+ * \param fn   the chapter's scan on host arrays
+ * \param ctx  passed to `fn`
+ * \return ::EXIT_OK, or ::EXIT_WRONG if a variant was wrong (nothing is written then)
+ */
+int scan_file_run(const scan_program *prog, const scan_options *opt, const int32_t *in, size_t n,
+                  scan_fn fn, void *ctx);
+
 /** \brief Host bytes the battery itself needs for size n (input, output and reference). */
 size_t self_test_host_bytes(size_t n);
 

@@ -3,7 +3,7 @@
  * \brief Host unit tests of every common/ helper: the command line (good and bad input), sizes,
  *        references on hand-checked vectors, input patterns, the verifier (with planted wrong
  *        elements), file I/O, reporting arithmetic, and the self-test driver run against
- *        deliberately broken scans.
+ *        deliberately broken scans, and the `--input/--output` mode against them.
  *
  * Prints one line per failed check and a summary; exits 1 if any check failed.
  */
@@ -482,6 +482,40 @@ static void test_battery(void)
     CHECK(self_test_host_bytes(10) == 120);
 }
 
+/** Run scan_file_run() on 5000 elements with fake_scan and `bug`, output to `name` in tmpdir
+    (stdout silenced); return its status. */
+static int file_scan_with(enum fake_bug bug, const char *name)
+{
+    scan_options opt;
+    char err[512], path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    const char *args[] = {"--input", "unused.bin", "--output", path, NULL};
+    parse(&opt, err, &TEST_PROG, args);
+    int32_t in[5000];
+    generate_input(in, 5000, PATTERN_RANDOM, 7);
+    if (io_output_begin(path, err, sizeof err))
+        return -1;
+    fflush(stdout);
+    int saved = dup(1), devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    int status = scan_file_run(&TEST_PROG, &opt, in, 5000, fake_scan, &bug);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    close(devnull);
+    return status;
+}
+
+/** The --input mode writes the file only when every variant was right. */
+static void test_file_scan(void)
+{
+    CHECK(file_scan_with(BUG_NONE, "good.bin") == EXIT_OK);
+    CHECK(count_files_like("good.bin") == 1);
+    CHECK(file_scan_with(BUG_ONE_ELEMENT, "bad.bin") == EXIT_WRONG);
+    CHECK(file_scan_with(BUG_ERROR, "failed.bin") == EXIT_WRONG);
+    CHECK(count_files_like("bad.bin") == 0 && count_files_like("failed.bin") == 0);
+}
+
 /** Run every group; exit 1 if any check failed. */
 int main(void)
 {
@@ -499,6 +533,7 @@ int main(void)
     test_files();
     test_report();
     test_battery();
+    test_file_scan();
 
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
