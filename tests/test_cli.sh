@@ -117,5 +117,6 @@ case $header in n,variant,time_us,GB/s,pct_memcpy,*check) ;; *) false ;; esac ||
 checks=$((checks + 1))
 "$RUN" --self-test -n 40 >stdout.txt 2>stderr.txt || fail "run --self-test -n 40 exited non-zero"
 grep -q "self-test passed" stdout.txt || fail "self-test -n 40: no pass line"
+
 echo "command line tests: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]
