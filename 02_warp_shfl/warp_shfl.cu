@@ -13,7 +13,7 @@
  *
  * Build and run: `make chapter-2 && ./run` from the top folder, or `make && ./run` here.
  * Follows Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (2016),
- * §2.1 (Kogge-Stone and Brent-Kung networks) and Fig 2 (warp-synchronous Kogge-Stone at the
+ * Fig 1 (the Kogge-Stone and Brent-Kung networks) and Fig 2 (warp-synchronous Kogge-Stone at the
  * bottom of every block scan).
  *
  * Sums are kept in `uint32_t`: unsigned overflow wraps by definition, signed overflow is

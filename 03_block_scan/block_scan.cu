@@ -16,8 +16,8 @@
  *
  * Build and run: `make chapter-3 && ./run` from the top folder, or `make && ./run` here.
  * Follows Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (2016),
- * §2.2 and Fig 2: (a) Brent-Kung hybrid, (b) reduce-then-scan (raking) hybrid, (c) Sklansky
- * hybrid. Sums are kept in `uint32_t`, so that overflow wraps (chapter 02).
+ * Fig 1 (scan networks) and Fig 2: (a) Brent-Kung hybrid, (b) reduce-then-scan (raking)
+ * hybrid, (c) Sklansky hybrid. Sums are kept in `uint32_t`, so that overflow wraps (chapter 02).
  */
 #include "cuda_util.h"
 #include "gpu_driver.h"
