@@ -224,10 +224,12 @@ __global__ void blelloch_scan_kernel(const int32_t *in, int32_t *out, size_t n, 
  * \param d_out     device output, n elements
  * \param n         element count (0 launches nothing)
  * \param exclusive 1 for exclusive, 0 for inclusive
+ * \param d_temp    unused: this chapter needs no scratch (NULL)
  */
 static void scan_warp_segments(int variant, const int32_t *d_in, int32_t *d_out, size_t n,
-                               int exclusive)
+                               int exclusive, void *d_temp)
 {
+    (void)d_temp;
     if (n == 0)
         return;
     if (variant == VARIANT_BLELLOCH) {
@@ -273,6 +275,9 @@ int main(int argc, char **argv)
         "syncs",
         VARIANT_SYNCS,
         NOTES,
+        NULL, /* no scratch */
+        NULL, /* traffic: 2n, like a copy */
+        NULL,
     };
     return gpu_chapter_main(argc, argv, &chapter);
 }

@@ -81,6 +81,11 @@ static const char *const VARIANT_BARRIERS[VARIANT_COUNT] = {"11", "21", "12", "2
 
 /**
  * \brief Inclusive scan of one value per lane across the warp: Kogge-Stone with shuffles.
+ *
+ * Step k adds the value of the lane 2^k below: after 5 steps lane i holds x0 + … + xi.
+ * Depth 5, size 31+30+28+24+16 = 129 additions (more than the 31 of a serial loop, but every lane
+ * is busy anyway). No shared memory and no barrier: `__shfl_up_sync` both moves the data and
+ * synchronises the lanes named in its mask.
  * \param x this lane's value
  * \return  the sum of the values of lanes 0 … this lane
  * \pre All 32 lanes of the warp call it together (the mask is FULL_MASK).
@@ -380,40 +385,58 @@ __global__ void block_scan_blelloch_kernel(const int32_t *in, int32_t *out, size
 }
 
 /**
- * \brief (f) `sklansky`, coarsened: 128 threads, 8 consecutive elements each, in registers.
+ * \brief Load this thread's ITEMS_PER_THREAD consecutive elements of a tile into registers.
  *
- * Each thread loads its 8 elements with two 128-bit loads, scans them serially (7 additions, no
- * communication), and only its total takes part in the warp scan. The 4 warp totals go through
- * shared memory behind the one barrier of the kernel; each thread adds the totals of the warps
- * before its own (a fan-out of at most 3 additions instead of warp 0 scanning them: no second
- * barrier). Eight times fewer threads means eight times fewer shuffles per element, and every
- * thread has 32 bytes in flight instead of 4: the memory system sees fewer, larger requests.
- * A tile cut short by the end of the array is loaded and stored one element at a time.
- * \param in        input, n elements, 16-byte aligned
- * \param out       output, n elements, 16-byte aligned
- * \param n         element count
- * \param exclusive 1 for exclusive, 0 for inclusive
- * \pre blockDim.x == COARSE_THREADS; gridDim.x * TILE_ITEMS >= n.
+ * When the whole tile lies inside the array, ITEMS_PER_THREAD / 4 loads of 128 bits (uint4) each:
+ * every thread has 32 bytes in flight instead of 4, and the memory system sees fewer, larger
+ * requests. A tile cut short by the end of the array is loaded one element at a time, with 0 (the
+ * identity) past the end, so that the scan needs no special case.
+ * \param in         input array, 16-byte aligned
+ * \param n          element count
+ * \param tile_first index of the tile's first element
+ * \param item       receives the thread's elements
+ * \pre blockDim.x == COARSE_THREADS.
  */
-__global__ void block_scan_coarsened_kernel(const int32_t *in, int32_t *out, size_t n,
-                                            int exclusive)
+__device__ void load_tile(const int32_t *in, size_t n, size_t tile_first,
+                          uint32_t item[ITEMS_PER_THREAD])
 {
-    __shared__ uint32_t warp_total[COARSE_WARPS];
-    const int lane = threadIdx.x % WARP_THREADS, warp = threadIdx.x / WARP_THREADS;
-    const size_t tile = (size_t)blockIdx.x * TILE_ITEMS;
-    const size_t first = tile + (size_t)threadIdx.x * ITEMS_PER_THREAD;
-    const int full_tile = tile + TILE_ITEMS <= n;
-    uint32_t item[ITEMS_PER_THREAD];
-
-    if (full_tile) {
-        const uint4 a = ((const uint4 *)(in + first))[0], b = ((const uint4 *)(in + first))[1];
-        item[0] = a.x; item[1] = a.y; item[2] = a.z; item[3] = a.w;
-        item[4] = b.x; item[5] = b.y; item[6] = b.z; item[7] = b.w;
+    const size_t first = tile_first + (size_t)threadIdx.x * ITEMS_PER_THREAD;
+    if (tile_first + TILE_ITEMS <= n) {
+        const uint4 *vector = (const uint4 *)(in + first);
+        for (int v = 0; v < ITEMS_PER_THREAD / 4; ++v) {
+            const uint4 q = vector[v];
+            item[4 * v] = q.x;
+            item[4 * v + 1] = q.y;
+            item[4 * v + 2] = q.z;
+            item[4 * v + 3] = q.w;
+        }
     } else {
         for (int k = 0; k < ITEMS_PER_THREAD; ++k)
             item[k] = first + k < n ? (uint32_t)in[first + k] : 0;
     }
+}
 
+/**
+ * \brief The coarsened Sklansky block scan: scan a tile held in registers, ITEMS_PER_THREAD
+ *        elements per thread, with one barrier.
+ *
+ * Each thread scans its own elements serially (no communication), and only its total takes part
+ * in the warp scan: eight times fewer shuffles per element than one element per thread. The
+ * warp totals meet in shared memory behind the one barrier; each thread then adds the totals of
+ * the warps before its own (a fan-out of at most COARSE_WARPS − 1 additions instead of warp 0
+ * scanning them: no second barrier).
+ * \param item      in: this thread's elements; out: their inclusive scan within the thread
+ * \param aggregate receives the sum of the whole tile (in every thread)
+ * \return the sum of the tile's elements before this thread's first: its exclusive prefix
+ * \pre blockDim.x == COARSE_THREADS; every thread of the block calls it.
+ * \warning The shared totals are reused by the next call: a block that calls it again (a loop
+ *          over tiles) must pass a `__syncthreads()` in between, or a fast warp overwrites totals
+ *          that a slow warp is still reading.
+ */
+__device__ uint32_t block_scan_tile(uint32_t item[ITEMS_PER_THREAD], uint32_t *aggregate)
+{
+    __shared__ uint32_t warp_total[COARSE_WARPS];
+    const int lane = threadIdx.x % WARP_THREADS, warp = threadIdx.x / WARP_THREADS;
     /* 1. serial scan of the thread's own elements */
     for (int k = 1; k < ITEMS_PER_THREAD; ++k)
         item[k] += item[k - 1];
@@ -424,22 +447,64 @@ __global__ void block_scan_coarsened_kernel(const int32_t *in, int32_t *out, siz
         warp_total[warp] = warp_inclusive;
     __syncthreads(); /* every warp total is written */
     /* 3. fan-out: the totals of the warps before this one, plus this thread's prefix in its warp */
-    uint32_t prefix = warp_inclusive - thread_total;
-    for (int w = 0; w < warp; ++w)
-        prefix += warp_total[w];
+    uint32_t before = 0, total = 0;
+    for (int w = 0; w < COARSE_WARPS; ++w) {
+        before += w < warp ? warp_total[w] : 0;
+        total += warp_total[w];
+    }
+    *aggregate = total;
+    return before + warp_inclusive - thread_total;
+}
 
+/**
+ * \brief Store this thread's ITEMS_PER_THREAD results: `prefix` plus its inclusive scan value
+ *        (inclusive scan) or plus the value before it (exclusive scan).
+ *
+ * Vector stores for a whole tile, element by element (nothing past n) for a tile cut short.
+ * \param out        output array, 16-byte aligned
+ * \param n          element count
+ * \param tile_first index of the tile's first element
+ * \param item       the thread's inclusive scan values from block_scan_tile()
+ * \param prefix     what precedes the thread's first element
+ * \param exclusive  1 for exclusive, 0 for inclusive
+ * \pre blockDim.x == COARSE_THREADS.
+ */
+__device__ void store_tile(int32_t *out, size_t n, size_t tile_first,
+                           const uint32_t item[ITEMS_PER_THREAD], uint32_t prefix, int exclusive)
+{
+    const size_t first = tile_first + (size_t)threadIdx.x * ITEMS_PER_THREAD;
     uint32_t result[ITEMS_PER_THREAD];
     for (int k = 0; k < ITEMS_PER_THREAD; ++k)
         result[k] = prefix + (exclusive ? (k ? item[k - 1] : 0) : item[k]);
-    if (full_tile) {
-        uint4 *dst = (uint4 *)(out + first);
-        dst[0] = make_uint4(result[0], result[1], result[2], result[3]);
-        dst[1] = make_uint4(result[4], result[5], result[6], result[7]);
+    if (tile_first + TILE_ITEMS <= n) {
+        uint4 *vector = (uint4 *)(out + first);
+        for (int v = 0; v < ITEMS_PER_THREAD / 4; ++v)
+            vector[v] = make_uint4(result[4 * v], result[4 * v + 1], result[4 * v + 2],
+                                   result[4 * v + 3]);
     } else {
         for (int k = 0; k < ITEMS_PER_THREAD; ++k)
             if (first + k < n)
                 out[first + k] = (int32_t)result[k];
     }
+}
+
+/**
+ * \brief (f) `sklansky`, coarsened: 128 threads, 8 consecutive elements each, in registers:
+ *        load_tile(), block_scan_tile(), store_tile().
+ * \param in        input, n elements, 16-byte aligned
+ * \param out       output, n elements, 16-byte aligned
+ * \param n         element count
+ * \param exclusive 1 for exclusive, 0 for inclusive
+ * \pre blockDim.x == COARSE_THREADS; gridDim.x * TILE_ITEMS >= n.
+ */
+__global__ void block_scan_coarsened_kernel(const int32_t *in, int32_t *out, size_t n,
+                                            int exclusive)
+{
+    const size_t tile_first = (size_t)blockIdx.x * TILE_ITEMS;
+    uint32_t item[ITEMS_PER_THREAD], aggregate;
+    load_tile(in, n, tile_first, item);
+    const uint32_t prefix = block_scan_tile(item, &aggregate);
+    store_tile(out, n, tile_first, item, prefix, exclusive);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -454,9 +519,12 @@ __global__ void block_scan_coarsened_kernel(const int32_t *in, int32_t *out, siz
  * \param d_out     device output, n elements, 16-byte aligned
  * \param n         element count (0 launches nothing)
  * \param exclusive 1 for exclusive, 0 for inclusive
+ * \param d_temp    unused: this chapter needs no scratch (NULL)
  */
-static void scan_tiles(int variant, const int32_t *d_in, int32_t *d_out, size_t n, int exclusive)
+static void scan_tiles(int variant, const int32_t *d_in, int32_t *d_out, size_t n, int exclusive,
+                       void *d_temp)
 {
+    (void)d_temp;
     if (n == 0)
         return;
     const unsigned tiles = (unsigned)((n + TILE_ITEMS - 1) / TILE_ITEMS);
@@ -513,6 +581,9 @@ int main(int argc, char **argv)
         "barriers",
         VARIANT_BARRIERS,
         NOTES,
+        NULL, /* no scratch */
+        NULL, /* traffic: 2n, like a copy */
+        NULL,
     };
     return gpu_chapter_main(argc, argv, &chapter);
 }

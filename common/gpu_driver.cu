@@ -22,41 +22,62 @@
 /** Untimed launches before the timed ones (first-launch costs, clocks, caches). */
 #define WARMUP_RUNS 3
 
-/** Device input and output, grown to the largest n asked for so far. */
+/** Device input, output and scratch, grown to the largest size asked for so far. */
 typedef struct device_arrays {
-    int32_t *in;      /**< device input */
-    int32_t *out;     /**< device output */
-    size_t capacity;  /**< elements each array holds */
+    int32_t *in;        /**< device input */
+    int32_t *out;       /**< device output */
+    size_t capacity;    /**< elements each array holds */
+    void *temp;         /**< the launcher's scratch (gpu_chapter::temp_bytes) */
+    size_t temp_bytes;  /**< bytes `temp` holds */
 } device_arrays;
 
-/** Make both device arrays hold at least n elements. */
-static void device_arrays_reserve(device_arrays *d, size_t n)
+/** Scratch the chapter needs for `variant` and n elements (0 when it needs none). */
+static size_t temp_need(const gpu_chapter *ch, int variant, size_t n)
 {
-    if (n <= d->capacity)
-        return;
-    CUDA_CHECK(cudaFree(d->in));
-    CUDA_CHECK(cudaFree(d->out));
-    d->in = d->out = NULL;
-    CUDA_CHECK(cudaMalloc((void **)&d->in, n * sizeof(int32_t)));
-    CUDA_CHECK(cudaMalloc((void **)&d->out, n * sizeof(int32_t)));
-    d->capacity = n;
+    return ch->temp_bytes ? ch->temp_bytes(variant, n) : 0;
 }
 
-/** Free both device arrays. */
+/** Make both device arrays hold at least n elements, and the scratch at least temp_bytes. */
+static void device_arrays_reserve(device_arrays *d, size_t n, size_t temp_bytes)
+{
+    if (n > d->capacity) {
+        CUDA_CHECK(cudaFree(d->in));
+        CUDA_CHECK(cudaFree(d->out));
+        d->in = d->out = NULL;
+        CUDA_CHECK(cudaMalloc((void **)&d->in, n * sizeof(int32_t)));
+        CUDA_CHECK(cudaMalloc((void **)&d->out, n * sizeof(int32_t)));
+        d->capacity = n;
+    }
+    if (temp_bytes > d->temp_bytes) {
+        CUDA_CHECK(cudaFree(d->temp));
+        d->temp = NULL;
+        CUDA_CHECK(cudaMalloc(&d->temp, temp_bytes));
+        d->temp_bytes = temp_bytes;
+    }
+}
+
+/** Free the device arrays and the scratch. */
 static void device_arrays_free(device_arrays *d)
 {
     CUDA_CHECK(cudaFree(d->in));
     CUDA_CHECK(cudaFree(d->out));
+    CUDA_CHECK(cudaFree(d->temp));
     d->in = d->out = NULL;
-    d->capacity = 0;
+    d->temp = NULL;
+    d->capacity = d->temp_bytes = 0;
 }
 
-/** Poison the device output, run one variant, check the launch, copy the result to `out`. */
-static void run_checked(const gpu_chapter *ch, int variant, const device_arrays *d, int32_t *out,
+/** Poison the device output and scratch, run one variant, check the launch, copy the result to
+    `out`. A scratch value read before the kernel wrote it is then garbage, not a leftover. */
+static void run_checked(const gpu_chapter *ch, int variant, device_arrays *d, int32_t *out,
                         size_t n, int exclusive)
 {
+    size_t temp_bytes = temp_need(ch, variant, n);
+    device_arrays_reserve(d, n, temp_bytes);
     CUDA_CHECK(cudaMemset(d->out, POISON_BYTE, n * sizeof(int32_t)));
-    ch->scan(variant, d->in, d->out, n, exclusive);
+    if (temp_bytes)
+        CUDA_CHECK(cudaMemset(d->temp, POISON_BYTE, temp_bytes));
+    ch->scan(variant, d->in, d->out, n, exclusive, temp_bytes ? d->temp : NULL);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaMemcpy(out, d->out, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
 }
@@ -73,7 +94,7 @@ static int scan_through_device(void *ctx, int variant, const int32_t *in, int32_
                                int exclusive)
 {
     device_ctx *c = (device_ctx *)ctx;
-    device_arrays_reserve(c->d, n);
+    device_arrays_reserve(c->d, n, 0);
     CUDA_CHECK(cudaMemcpy(c->d->in, in, n * sizeof(int32_t), cudaMemcpyHostToDevice));
     run_checked(c->ch, variant, c->d, out, n, exclusive);
     return 0;
@@ -82,11 +103,15 @@ static int scan_through_device(void *ctx, int variant, const int32_t *in, int32_
 /** The battery, with the n > 2^31 case when host and device both have the memory for it. */
 static int self_test(const gpu_chapter *ch, const scan_options *opt)
 {
-    device_arrays d = {NULL, NULL, 0};
+    device_arrays d = {NULL, NULL, 0, NULL, 0};
     device_ctx ctx = {ch, &d};
     self_test_config cfg = {ch->tile, ch->repeats, SELF_TEST_BIG_N, NULL};
     size_t host_need = self_test_host_bytes(SELF_TEST_BIG_N);
-    size_t device_need = 2 * SELF_TEST_BIG_N * sizeof(int32_t);
+    size_t device_need = 2 * SELF_TEST_BIG_N * sizeof(int32_t), temp_most = 0;
+    for (int v = 0; v < ch->prog.variant_count; ++v)
+        if (temp_need(ch, v, SELF_TEST_BIG_N) > temp_most)
+            temp_most = temp_need(ch, v, SELF_TEST_BIG_N);
+    device_need += temp_most;
     size_t host_have = host_memory_available(), device_have = cuda_free_bytes();
     char reason[160];
     if (host_have < host_need + host_need / 4 || device_have < device_need + device_need / 16) {
@@ -108,6 +133,7 @@ typedef struct timed_launch {
     const gpu_chapter *ch;  /**< the chapter */
     int variant;            /**< variant to launch */
     const device_arrays *d; /**< input and output */
+    void *temp;             /**< scratch, or NULL when the variant needs none */
     size_t n;               /**< element count */
     int exclusive;          /**< exclusive scan */
 } timed_launch;
@@ -116,79 +142,124 @@ typedef struct timed_launch {
 static void launch_work(void *ctx)
 {
     timed_launch *t = (timed_launch *)ctx;
-    t->ch->scan(t->variant, t->d->in, t->d->out, t->n, t->exclusive);
+    t->ch->scan(t->variant, t->d->in, t->d->out, t->n, t->exclusive, t->temp);
+}
+
+/** Most columns a sweep table has. */
+#define MAX_COLUMNS 9
+
+/** The sweep's columns: which exist depends on the chapter. */
+typedef struct sweep_table {
+    report_column cols[MAX_COLUMNS]; /**< the columns */
+    int ncols;                       /**< how many */
+} sweep_table;
+
+/** Add a column. */
+static void add_column(sweep_table *t, const char *title, int width)
+{
+    t->cols[t->ncols].title = title;
+    t->cols[t->ncols++].width = width;
+}
+
+/** One row of the sweep; `traffic` (elements moved) and `extra` are used only when the chapter
+    has those columns. */
+static void print_row(const gpu_chapter *ch, const scan_options *opt, const sweep_table *t,
+                      size_t n, const char *variant, double ms, double copy_ms, double traffic,
+                      const char *extra, const char *check)
+{
+    char nbuf[32], tbuf[32], gbuf[32], mbuf[32], trbuf[32], pbuf[32];
+    const char *row[MAX_COLUMNS];
+    int c = 0;
+    format_size(n, nbuf, sizeof nbuf);
+    snprintf(tbuf, sizeof tbuf, "%.2f", ms * 1e3);
+    snprintf(gbuf, sizeof gbuf, "%.1f", gb_per_s(scan_min_bytes(n), ms));
+    snprintf(pbuf, sizeof pbuf, "%.1f", ms > 0 ? 100.0 * copy_ms / ms : 0.0);
+    row[c++] = nbuf;
+    row[c++] = variant;
+    row[c++] = tbuf;
+    row[c++] = gbuf;
+    if (ch->traffic) {
+        snprintf(trbuf, sizeof trbuf, "%.2fn", n ? traffic / (double)n : 0.0);
+        snprintf(mbuf, sizeof mbuf, "%.1f", gb_per_s(traffic * sizeof(int32_t), ms));
+        row[c++] = trbuf;
+        row[c++] = mbuf;
+    }
+    row[c++] = pbuf;
+    if (ch->extra_title)
+        row[c++] = extra;
+    row[c++] = check;
+    report_row(stdout, t->cols, t->ncols, opt->csv, row);
 }
 
 /** The sweep: per size, a memcpy row, then per variant verify, time, verify again. */
 static int sweep(const gpu_chapter *ch, const scan_options *opt)
 {
-    report_column cols[7] = {{"n", 10}, {"variant", -14}, {"time_us", 11}, {"GB/s", 8},
-                             {"pct_memcpy", 10}};
-    int ncols = 5;
-    if (ch->extra_title) {
-        cols[ncols].title = ch->extra_title;
-        cols[ncols++].width = (int)strlen(ch->extra_title) > 8 ? (int)strlen(ch->extra_title) : 8;
+    sweep_table table;
+    table.ncols = 0;
+    add_column(&table, "n", 10);
+    add_column(&table, "variant", -16);
+    add_column(&table, "time_us", 11);
+    add_column(&table, "GB/s", 8);
+    if (ch->traffic) {
+        add_column(&table, "traffic", 8);
+        add_column(&table, "moved_GB/s", 10);
     }
-    cols[ncols].title = "check";
-    cols[ncols++].width = -5;
+    add_column(&table, "pct_memcpy", 10);
+    if (ch->extra_title)
+        add_column(&table, ch->extra_title,
+                   (int)strlen(ch->extra_title) > 8 ? (int)strlen(ch->extra_title) : 8);
+    add_column(&table, "check", -5);
 
     const size_t *sizes = opt->n_given ? &opt->n : ch->prog.default_sizes;
     int count = opt->n_given ? 1 : ch->prog.default_size_count;
     int status = EXIT_OK;
-    device_arrays d = {NULL, NULL, 0};
+    device_arrays d = {NULL, NULL, 0, NULL, 0};
 
     report_note(stdout, opt->csv, "%s scan, seed %llu, median of %d runs after %d warm-up runs",
                 opt->exclusive ? "exclusive" : "inclusive", (unsigned long long)opt->seed,
                 opt->reps, WARMUP_RUNS);
     report_note(stdout, opt->csv, "GB/s counts 2*n*4 bytes (read n, write n); pct_memcpy compares "
                 "with a cudaMemcpy device-to-device of the same n, timed in this run");
+    if (ch->traffic)
+        report_note(stdout, opt->csv, "traffic: elements the variant reads and writes in global "
+                    "memory by its model; moved_GB/s = traffic*4 bytes / time; a copy moves 2.00n");
     for (int i = 0; ch->notes && ch->notes[i]; ++i)
         report_note(stdout, opt->csv, "%s", ch->notes[i]);
-    report_header(stdout, cols, ncols, opt->csv);
+    report_header(stdout, table.cols, table.ncols, opt->csv);
 
     for (int s = 0; s < count; ++s) {
         size_t n = sizes[s];
-        char nbuf[32], tbuf[32], gbuf[32], pbuf[32];
         int32_t *in = (int32_t *)xmalloc(n * sizeof(int32_t), "the input");
         int32_t *out = (int32_t *)xmalloc(n * sizeof(int32_t), "the output");
         int32_t *ref = (int32_t *)xmalloc(n * sizeof(int32_t), "the reference");
         generate_input(in, n, PATTERN_RANDOM, opt->seed);
         scan_reference(in, ref, n, opt->exclusive, ch->prog.segment);
-        device_arrays_reserve(&d, n);
+        device_arrays_reserve(&d, n, 0);
         CUDA_CHECK(cudaMemcpy(d.in, in, n * sizeof(int32_t), cudaMemcpyHostToDevice));
-        format_size(n, nbuf, sizeof nbuf);
+        if (ch->describe) {
+            char line[256];
+            ch->describe(n, line, sizeof line);
+            report_note(stdout, opt->csv, "%s", line);
+        }
 
         /* The ceiling: a copy moves the same 2n elements a scan must. */
         double copy_ms = cuda_memcpy_ms(d.out, d.in, n * sizeof(int32_t), opt->reps);
-        snprintf(tbuf, sizeof tbuf, "%.2f", copy_ms * 1e3);
-        snprintf(gbuf, sizeof gbuf, "%.1f", gb_per_s(scan_min_bytes(n), copy_ms));
-        const char *copy_row[7] = {nbuf, "memcpy", tbuf, gbuf, "100.0"};
-        int c = 5;
-        if (ch->extra_title)
-            copy_row[c++] = "-";
-        copy_row[c] = "-";
-        report_row(stdout, cols, ncols, opt->csv, copy_row);
+        print_row(ch, opt, &table, n, "memcpy", copy_ms, copy_ms, 2.0 * (double)n, "-", "-");
 
         for (int v = 0; v < ch->prog.variant_count; ++v) {
             if (!cli_variant_selected(opt, v))
                 continue;
             run_checked(ch, v, &d, out, n, opt->exclusive);
             verify_result before = verify_scan(ref, out, n);
-            timed_launch job = {ch, v, &d, n, opt->exclusive};
+            timed_launch job = {ch, v, &d, temp_need(ch, v, n) ? d.temp : NULL, n, opt->exclusive};
             double ms = n ? cuda_time_median_ms(launch_work, &job, WARMUP_RUNS, opt->reps) : 0.0;
             CUDA_CHECK_LAUNCH();
             CUDA_CHECK(cudaMemcpy(out, d.out, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
             verify_result after = verify_scan(ref, out, n);
             int ok = before.mismatches == 0 && after.mismatches == 0;
-            snprintf(tbuf, sizeof tbuf, "%.2f", ms * 1e3);
-            snprintf(gbuf, sizeof gbuf, "%.1f", gb_per_s(scan_min_bytes(n), ms));
-            snprintf(pbuf, sizeof pbuf, "%.1f", ms > 0 ? 100.0 * copy_ms / ms : 0.0);
-            const char *row[7] = {nbuf, ch->prog.variants[v], tbuf, gbuf, pbuf};
-            c = 5;
-            if (ch->extra_title)
-                row[c++] = ch->extra[v];
-            row[c] = ok ? "ok" : "WRONG";
-            report_row(stdout, cols, ncols, opt->csv, row);
+            print_row(ch, opt, &table, n, ch->prog.variants[v], ms, copy_ms,
+                      ch->traffic ? ch->traffic(v, n) : 2.0 * (double)n,
+                      ch->extra_title ? ch->extra[v] : "-", ok ? "ok" : "WRONG");
             if (!ok) {
                 verify_report(stdout, before.mismatches ? &before : &after, ref, out, n);
                 status = EXIT_WRONG;
@@ -229,7 +300,7 @@ int gpu_chapter_main(int argc, char **argv, const gpu_chapter *ch)
     if (opt.self_test) {
         status = self_test(ch, &opt);
     } else if (opt.input) {
-        device_arrays d = {NULL, NULL, 0};
+        device_arrays d = {NULL, NULL, 0, NULL, 0};
         device_ctx ctx = {ch, &d};
         status = scan_file_run(&ch->prog, &opt, file_in, file_n, scan_through_device, &ctx);
         device_arrays_free(&d);

@@ -23,9 +23,21 @@ extern "C" {
 /**
  * A chapter's launcher: scan n elements of device array `d_in` into `d_out` with `variant`.
  * It launches on the default stream and returns without waiting; it must accept n = 0.
+ * `d_temp` is device scratch of gpu_chapter::temp_bytes(variant, n) bytes (NULL when that is 0),
+ * poisoned before every run: like CUB's `d_temp_storage`, the caller owns it, so the launcher
+ * never allocates inside a timed call.
  */
 typedef void (*gpu_scan_fn)(int variant, const int32_t *d_in, int32_t *d_out, size_t n,
-                            int exclusive);
+                            int exclusive, void *d_temp);
+
+/** Device scratch a chapter's launcher needs for `variant` and n elements, in bytes. */
+typedef size_t (*gpu_temp_fn)(int variant, size_t n);
+
+/** Elements a variant reads and writes in global memory for n elements, by its own model. */
+typedef double (*gpu_traffic_fn)(int variant, size_t n);
+
+/** Writes one line about how n elements are scanned (tiles, levels, blocks) into `line`. */
+typedef void (*gpu_describe_fn)(size_t n, char *line, size_t len);
 
 /** What a GPU chapter tells the driver. */
 typedef struct gpu_chapter {
@@ -36,6 +48,9 @@ typedef struct gpu_chapter {
     const char *extra_title;      /**< title of one more table column per variant, or NULL */
     const char *const *extra;     /**< that column's cell for each variant (prog.variant_count) */
     const char *const *notes;     /**< lines printed above the table (NULL-terminated), or NULL */
+    gpu_temp_fn temp_bytes;       /**< scratch the launcher needs, or NULL for none */
+    gpu_traffic_fn traffic;       /**< the traffic model, shown beside GB/s; NULL: 2n, not shown */
+    gpu_describe_fn describe;     /**< a note printed before each size of the sweep, or NULL */
 } gpu_chapter;
 
 /**

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The runner behind `make test` (CONVENTIONS §7). `make test` builds everything first; this runs:
 #   host suites  - unit tests of common/, the scan-network models and their figures, the command
-#                  line of every chapter, \file blocks, chapter 01's self-test (no GPU needed)
+#                  line of every chapter, \file blocks, helpers carried over between chapters
+#                  unchanged, chapter 01's self-test (no GPU needed)
 #   GPU suites   - CUDA helper tests and every GPU chapter's --self-test, when the probe finds a
 #                  CUDA device that runs our code; otherwise each is reported as skipped, with why
 # Each suite's full output goes to build/tests/logs/. The last line is "N passed, N failed, N skipped";
@@ -24,17 +25,17 @@ run_suite() {
   local status=$?
   if [ "$status" -eq 0 ]; then
     passed=$((passed + 1))
-    printf 'PASS  %-38s %s\n' "$name" "$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)"
+    printf 'PASS  %-46s %s\n' "$name" "$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)"
   else
     failed=$((failed + 1))
-    printf 'FAIL  %-38s (exit %s; last lines of %s follow)\n' "$name" "$status" "$log"
+    printf 'FAIL  %-46s (exit %s; last lines of %s follow)\n' "$name" "$status" "$log"
     tail -n 25 "$log" | sed 's/^/      /'
   fi
 }
 
 skip_suite() {
   skipped=$((skipped + 1))
-  printf 'SKIP  %-38s %s\n' "$1" "$2"
+  printf 'SKIP  %-46s %s\n' "$1" "$2"
 }
 
 # every source file opens with a Doxygen \file block
@@ -87,12 +88,13 @@ run_suite "scan networks" build/tests/scan_networks
 run_suite "figures up to date" check_figures
 run_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run serial
 run_suite "\\file blocks" check_file_blocks
+run_suite "carried-over helpers unchanged" tests/check_carried.sh $CHAPTERS
 run_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test
 
 echo "== GPU suites"
 . tests/gpu_env.sh
 if [ "$GPU_PROBE_FAILED" -eq 1 ]; then
-  failed=$((failed + 1)); printf 'FAIL  %-38s %s\n' "CUDA probe" "$GPU_PROBE"
+  failed=$((failed + 1)); printf 'FAIL  %-46s %s\n' "CUDA probe" "$GPU_PROBE"
 elif [ -z "$GPU_REASON" ]; then
   echo "probe: $GPU_PROBE"
 fi
