@@ -448,10 +448,10 @@ __device__ uint32_t block_scan_tile(uint32_t item[ITEMS_PER_THREAD], uint32_t *a
     __syncthreads(); /* every warp total is written */
     /* 3. fan-out: the totals of the warps before this one, plus this thread's prefix in its warp */
     uint32_t before = 0, total = 0;
-    for (int w = 0; w < COARSE_WARPS; ++w) {
-        before += w < warp ? warp_total[w] : 0;
+    for (int w = 0; w < warp; ++w)
+        before += warp_total[w];
+    for (int w = 0; w < COARSE_WARPS; ++w)
         total += warp_total[w];
-    }
     *aggregate = total;
     return before + warp_inclusive - thread_total;
 }

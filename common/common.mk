@@ -40,10 +40,12 @@ NVCCFLAGS := $(DEVICE_OPT) $(GENCODE) -Xcompiler -Wall,-Wextra,-fopenmp -Werror 
 LDLIBS := -lgomp
 
 # Rebuild everything when the flags change (make SMS=90 after a fat build, DEBUG=1, ...).
+# Each make writes its own temporary file: the chapter makes of `make -j all` run this at the
+# same moment, and a shared file half-written by one would look changed to another.
 FLAGS_FILE := $(BUILD)/flags.txt
-$(shell mkdir -p $(BUILD) && \
-  printf '%s\n' '$(CC) $(CFLAGS)' '$(NVCC) $(NVCCFLAGS)' > $(BUILD)/flags.new && \
-  (cmp -s $(BUILD)/flags.new $(FLAGS_FILE) || mv $(BUILD)/flags.new $(FLAGS_FILE)))
+$(shell mkdir -p $(BUILD) && new=$$(mktemp $(BUILD)/flags.XXXXXX) && \
+  printf '%s\n' '$(CC) $(CFLAGS)' '$(NVCC) $(NVCCFLAGS)' > $$new && \
+  (cmp -s $$new $(FLAGS_FILE) && rm -f $$new || mv $$new $(FLAGS_FILE)))
 
 COMMON_HOST_OBJS := $(addprefix $(BUILD)/common/,cli.o data.o io.o report.o selftest.o)
 COMMON_CUDA_OBJS := $(BUILD)/common/cuda_util.o $(BUILD)/common/gpu_driver.o

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Plant known bugs in copies of chapters 02 and 03, build each copy, and report which check
-# catches it: the self-test (up to n = 5000), and compute-sanitizer memcheck, racecheck and
-# synccheck (up to n = 1100). Needs a GPU; the chapters' notes quote its results.
+# Plant known bugs in copies of chapters 02-05, build each copy, and report which check catches
+# it: the self-test (up to n = 5000 unless the bug needs larger sizes), and compute-sanitizer
+# memcheck, racecheck and synccheck (up to n = 1100, or the run given). Needs a GPU; the
+# chapters' notes quote its results.
 #   make SMS=90 all && tests/plant_bugs.sh OUTDIR
 # Each line: NAME: self-test -> its last line | memcheck rc=… | racecheck rc=… | synccheck rc=…
 # (rc 99: the tool found errors; 0: clean; 1: the self-test failed under the tool; 3: CUDA error).
@@ -13,23 +14,31 @@ mkdir -p "$1" && OUTD=$(cd "$1" && pwd) || exit 2
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/cuda/bin:$PATH
 OBJS="build/common/cli.o build/common/data.o build/common/io.o build/common/report.o build/common/selftest.o build/common/cuda_util.o build/common/gpu_driver.o"
-mutate() { # name file perl-expression variant
+mutate() { # name file perl-expression variant [self-test args] [sanitizer args | skip]
   local name=$1 file=$2 expr=$3 variant=$4
+  local st_args=${5:---self-test -n 5000} tool_args=${6:---self-test -n 1100}
   local src="$OUTD/$name.cu" bin="$OUTD/$name"
   perl -0pe "$expr" "$file" > "$src"
   if cmp -s "$src" "$file"; then echo "$name: MUTATION DID NOT APPLY"; return; fi
   nvcc -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common "$src" $OBJS -o "$bin" -lgomp 2>"$OUTD/$name.build.log" || { echo "$name: build failed"; return; }
-  local st; st=$(timeout 300 "$bin" --self-test -n 5000 --variant "$variant" 2>&1 | tail -n 1)
-  local line="$name: self-test -> $st"
-  for tool in memcheck racecheck synccheck; do
-    timeout 300 compute-sanitizer --tool $tool --error-exitcode 99 "$bin" --self-test -n 1100 --variant "$variant" >"$OUTD/$name.$tool.log" 2>&1
-    line="$line | $tool rc=$?"
-  done
+  local st; st=$(timeout 300 "$bin" $st_args --variant "$variant" 2>&1 | tail -n 1)
+  local line="$name: $st_args -> $st"
+  if [ "$tool_args" != skip ]; then
+    for tool in memcheck racecheck synccheck; do
+      timeout 300 compute-sanitizer --tool $tool --error-exitcode 99 "$bin" $tool_args --variant "$variant" >"$OUTD/$name.$tool.log" 2>&1
+      line="$line | $tool rc=$?"
+    done
+  fi
   echo "$line"
 }
 mutate shfl_early_return 02_warp_shfl/warp_shfl.cu 's/(const size_t i = \(size_t\)blockIdx.x \* BLOCK_THREADS \+ threadIdx.x;\n    const uint32_t x = i < n)/const size_t i = (size_t)blockIdx.x * BLOCK_THREADS + threadIdx.x;\n    if (i >= n) return;\n    const uint32_t x = i < n/' shfl
 mutate smem_no_first_syncwarp 02_warp_shfl/warp_shfl.cu 's/__syncwarp\(\); \/\* every read of this step is done before any write \*\//\/\* removed \*\//' smem
 mutate ks_in_place 03_block_scan/block_scan.cu 's/buffer\[1 - from\]\[t\] = x; \/\*[^\n]*\n        from = 1 - from;/buffer[from][t] = x;/' kogge-stone
 mutate sklansky_one_barrier 03_block_scan/block_scan.cu 's/(warp_exclusive_from_inclusive\(warp_inclusive_scan\(warp_prefix\[lane\]\)\);\n)    __syncthreads\(\);/$1/' sklansky
-mutate coarsened_always_vector 03_block_scan/block_scan.cu 's/const int full_tile = tile \+ TILE_ITEMS <= n;/const int full_tile = 1;/' coarsened
+mutate coarsened_always_vector 03_block_scan/block_scan.cu 's/if \(tile_first \+ TILE_ITEMS <= n\) \{/if (1) {/' coarsened
 mutate blelloch_unpadded_buffer 03_block_scan/block_scan.cu 's/(block_scan_blelloch_kernel[^{]*\{\n    __shared__ uint32_t tree\[)PADDED_WORDS\]/$1TILE_ITEMS]/' blelloch
+mutate fan_int_index 04_scan_then_fan/scan_then_fan.cu 's/const size_t first = tile \* TILE_ITEMS \+ \(size_t\)threadIdx.x \* 4;/const int first = (blockIdx.x + 1) * TILE_ITEMS + threadIdx.x * 4;/' scan-then-fan --self-test skip
+mutate scratch_unaligned 04_scan_then_fan/scan_then_fan.cu 's/#define SCRATCH_ALIGN_ITEMS 32/#define SCRATCH_ALIGN_ITEMS 1/' scan-then-fan "--self-test -n 16777217" skip
+mutate chunk_no_loop_barrier 05_reduce_then_scan/reduce_then_scan.cu 's/        __syncthreads\(\); \/\* block_scan_tile[^\n]*\n//' reduce-then-scan "--self-test -n 16777217" "-n 2^23 --reps 1"
+mutate chunk_carry_dropped 05_reduce_then_scan/reduce_then_scan.cu 's/        carry \+= aggregate;\n//' reduce-then-scan "--self-test -n 5000" skip
+mutate chunk_carry_dropped_big 05_reduce_then_scan/reduce_then_scan.cu 's/        carry \+= aggregate;\n//' reduce-then-scan "--self-test -n 16777217" skip
