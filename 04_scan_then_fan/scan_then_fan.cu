@@ -359,7 +359,7 @@ static void scan_device(int variant, const int32_t *d_in, int32_t *d_out, size_t
 static void describe_levels(size_t n, char *line, size_t len)
 {
     if (n == 0) {
-        snprintf(line, len, "n = 0: nothing to launch");
+        snprintf(line, len, "n = 0: kernel launches 0");
         return;
     }
     int used = snprintf(line, len, "n = %zu: elements per level %zu", n, n);
@@ -369,8 +369,8 @@ static void describe_levels(size_t n, char *line, size_t len)
         launches += 2;
     }
     snprintf(line + used, used < (int)len ? len - used : 0,
-             ", the last one scanned by one block; %d kernel launch%s; scratch %zu elements",
-             launches, launches == 1 ? "" : "es", scratch_elements(n));
+             " (the last level fits one block); kernel launches %d; scratch %zu elements",
+             launches, scratch_elements(n));
 }
 
 /** The default sweep: one tile, in L2, and beyond the 60 MB L2 of an H200. */

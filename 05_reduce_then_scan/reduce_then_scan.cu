@@ -378,9 +378,10 @@ static void describe_chunks(size_t n, char *line, size_t len)
     const size_t g = resident_blocks();
     const chunking c = split_into_chunks(n, g);
     snprintf(line, len,
-             "n = %zu: %zu tiles over %zu of G = %zu blocks (%d resident per SM x %d SMs), "
-             "%zu tiles per block; 3 kernel launches",
-             n, tile_count(n), c.blocks, g, g_blocks_per_sm, g_sm_count, c.tiles_per_block);
+             "n = %zu: tiles %zu; blocks %zu of G = %zu (%d resident per SM x %d SMs); "
+             "tiles per block %zu; kernel launches %d",
+             n, tile_count(n), c.blocks, g, g_blocks_per_sm, g_sm_count, c.tiles_per_block,
+             n ? 3 : 0);
 }
 
 /** The default sweep: one tile, in L2, and beyond the 60 MB L2 of an H200. */
