@@ -111,7 +111,7 @@ grep -q "ok" stdout.txt || fail "run -n 5000: no verified row"
 checks=$((checks + 1))
 "$RUN" -n 2^12 --reps 2 --csv >stdout.txt 2>stderr.txt || fail "run --csv exited non-zero"
 header=$(grep -v '^#' stdout.txt | head -n 1)
-case $header in n,variant,time_us,GB/s,pct_memcpy,*check) ;; *) false ;; esac ||
+case $header in n,variant,time_us,GB/s,pct_memcpy,*check | n,variant,time_us,GB/s,traffic,moved_GB/s,pct_memcpy,*check) ;; *) false ;; esac ||
   fail "run --csv: unexpected header '$(grep -v '^#' stdout.txt | head -n 1)'"
 [ "$(grep -v '^#' stdout.txt | grep -c ',ok$')" -ge 1 ] || fail "run --csv: no verified row"
 checks=$((checks + 1))
