@@ -3,13 +3,14 @@
 # it: the self-test (up to n = 5000 unless the bug needs larger sizes), and compute-sanitizer
 # memcheck, racecheck and synccheck (up to n = 1100, or the run given). Needs a GPU; the
 # chapters' notes quote its results.
-#   make SMS=90 all && tests/plant_bugs.sh OUTDIR
+#   make SMS=90 all && tests/plant_bugs.sh OUTDIR [NAME_REGEX]   (only the bugs whose name matches)
 # Each line: NAME: self-test -> its last line | memcheck rc=… | racecheck rc=… | synccheck rc=…
 # (rc 99: the tool found errors; 0: clean; 1: the self-test failed under the tool; 3: CUDA error).
 # The chapters are not touched; the copies, build logs and tool logs go to OUTDIR. When a
 # chapter's code changes so that a pattern no longer matches, the line says so.
 set -u
-[ $# -eq 1 ] || { echo "usage: tests/plant_bugs.sh OUTDIR (after make all; needs a GPU)" >&2; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: tests/plant_bugs.sh OUTDIR [NAME_REGEX] (after make all; needs a GPU)" >&2; exit 2; }
+ONLY=${2:-.}
 mkdir -p "$1" && OUTD=$(cd "$1" && pwd) || exit 2
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/cuda/bin:$PATH
@@ -18,6 +19,7 @@ mutate() { # name file perl-expression variant [self-test args] [sanitizer args 
   local name=$1 file=$2 expr=$3 variant=$4
   local st_args=${5:---self-test -n 5000} tool_args=${6:---self-test -n 1100}
   local src="$OUTD/$name.cu" bin="$OUTD/$name"
+  echo "$name" | grep -qE "$ONLY" || return 0
   perl -0pe "$expr" "$file" > "$src"
   if cmp -s "$src" "$file"; then echo "$name: MUTATION DID NOT APPLY"; return; fi
   nvcc -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common "$src" $OBJS -o "$bin" -lgomp 2>"$OUTD/$name.build.log" || { echo "$name: build failed"; return; }
