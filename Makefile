@@ -27,7 +27,7 @@ help:
 	@echo "  make bench       every chapter beside CUB, Thrust and memcpy (not written yet)"
 	@echo "  make sanitize    compute-sanitizer memcheck, racecheck, synccheck on the GPU chapters"
 	@echo "  make docs        Doxygen HTML into build/docs/html (warnings are errors)"
-	@echo "  make figures     redraw the scan-network figures in docs/figures (from tests/scan_networks.c)"
+	@echo "  make figures     redraw the figures in docs/figures (from the models in tests/scan_networks.c)"
 	@echo "  make clean       remove build/ and every ./run"
 	@echo "  make help        this list"
 	@echo "Options: SMS=\"$(SMS)\" (GPU architectures; SMS=90 for a fast H100/H200 build), DEBUG=1 (-G -O0)"

@@ -77,8 +77,8 @@ check_figures() {
       status=1
     fi
   done
+  [ "$status" -eq 0 ] && echo "figures match the models: $(ls "$dir"/*.svg | wc -l) SVG files"
   rm -rf "$dir"
-  [ "$status" -eq 0 ] && echo "figures match the network model: $(ls docs/figures/network_*.svg | wc -l) SVG files"
   return $status
 }
 

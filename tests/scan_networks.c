@@ -6,7 +6,8 @@
  *
  *     scan_networks               unit tests (part of `make test`)
  *     scan_networks --table       depth and size at n = 16, and the shared-memory bank table
- *     scan_networks --svg DIR     write DIR/network_NAME.svg for n = 16 (`make figures`)
+ *     scan_networks --svg DIR     write DIR/network_NAME.svg for n = 16, and the dataflow figures
+ *                                 of chapters 04 and 05 (`make figures`)
  *
  * A network is a list of operations `x[dst] = x[src] + x[dst]`, in an order that a single thread
  * may apply one after another. Its *size* is the number of operations (additions); its *depth*
@@ -345,6 +346,113 @@ static void test_banks(void)
         CHECK(worst_conflict(p, 1) == 1);
 }
 
+/* ---- chapters 04 and 05: the device-wide decompositions, on the host ------------------------ */
+
+/**
+ * Chapter 04's recursion, serially: scan every tile of x in place (inclusive or exclusive),
+ * write each tile's aggregate to `scratch`, turn the aggregates into carries by the same
+ * algorithm (exclusive, with the rest of `scratch` for its own levels), add each tile's carry.
+ * `scratch` needs the sum of the tile counts of every level with more than one tile (< n).
+ */
+static void model_scan_then_fan(uint32_t *x, int n, int tile, int exclusive, uint32_t *scratch)
+{
+    int tiles = (n + tile - 1) / tile;
+    for (int t = 0; t < tiles; ++t) {
+        uint32_t sum = 0;
+        for (int i = t * tile; i < n && i < (t + 1) * tile; ++i) {
+            uint32_t v = x[i];
+            sum += v;
+            x[i] = exclusive ? sum - v : sum;
+        }
+        if (tiles > 1)
+            scratch[t] = sum;
+    }
+    if (tiles <= 1)
+        return;
+    model_scan_then_fan(scratch, tiles, tile, 1, scratch + tiles);
+    for (int i = tile; i < n; ++i)
+        x[i] += scratch[i / tile];
+}
+
+/** Chapter 05's split: tiles per block, ceil(tiles / g), and the blocks that then have work. */
+static void chunking(int n, int tile, int g, int *tiles_per_block, int *blocks)
+{
+    int tiles = (n + tile - 1) / tile;
+    *tiles_per_block = tiles ? (tiles + g - 1) / g : 0;
+    *blocks = tiles ? (tiles + *tiles_per_block - 1) / *tiles_per_block : 0;
+}
+
+/**
+ * Chapter 05, serially: block b reduces its chunk into `aggregate[b]`; the aggregates are
+ * scanned (exclusive); block b scans its chunk tile by tile, seeded with its prefix.
+ * `aggregate` receives the prefixes (at most g entries).
+ */
+static void model_reduce_then_scan(uint32_t *x, int n, int tile, int g, int exclusive,
+                                   uint32_t *aggregate)
+{
+    int per, blocks;
+    chunking(n, tile, g, &per, &blocks);
+    for (int b = 0; b < blocks; ++b) {
+        aggregate[b] = 0;
+        for (int i = b * per * tile; i < n && i < (b + 1) * per * tile; ++i)
+            aggregate[b] += x[i];
+    }
+    uint32_t running = 0;
+    for (int b = 0; b < blocks; ++b) {
+        uint32_t a = aggregate[b];
+        aggregate[b] = running;
+        running += a;
+    }
+    for (int b = 0; b < blocks; ++b) {
+        uint32_t carry = aggregate[b];
+        for (int i = b * per * tile; i < n && i < (b + 1) * per * tile; ++i) {
+            uint32_t v = x[i];
+            carry += v;
+            x[i] = exclusive ? carry - v : carry;
+        }
+    }
+}
+
+/** Both decompositions against the serial scan, for every n up to MAX_N and several tiles and
+    block counts, inclusive and exclusive. (Planted by hand: dropping the carries of either model,
+    or splitting with floor(tiles / g), makes these checks fail.) */
+static void test_decompositions(void)
+{
+    uint32_t x[MAX_N], y[MAX_N], ref[MAX_N], scratch[MAX_N];
+    uint64_t state = 0x0405ull;
+    int wrong = 0, chunks_bad = 0;
+    for (int n = 0; n <= MAX_N; ++n) {
+        for (int i = 0; i < n; ++i) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            x[i] = (uint32_t)(state >> 32);
+        }
+        for (int exclusive = 0; exclusive < 2; ++exclusive) {
+            uint32_t sum = 0;
+            for (int i = 0; i < n; ++i) {
+                ref[i] = exclusive ? sum : sum + x[i];
+                sum += x[i];
+            }
+            for (int tile = 2; tile <= 9; ++tile) {
+                memcpy(y, x, sizeof y);
+                model_scan_then_fan(y, n, tile, exclusive, scratch);
+                wrong += memcmp(y, ref, (size_t)n * sizeof y[0]) != 0;
+                for (int g = 1; g <= 7; ++g) {
+                    int per, blocks;
+                    memcpy(y, x, sizeof y);
+                    model_reduce_then_scan(y, n, tile, g, exclusive, scratch);
+                    wrong += memcmp(y, ref, (size_t)n * sizeof y[0]) != 0;
+                    chunking(n, tile, g, &per, &blocks);
+                    /* at most g blocks, none without work, every tile covered */
+                    chunks_bad += blocks > g || (n && (blocks - 1) * per * tile >= n) ||
+                                  blocks * per * tile < n;
+                }
+            }
+        }
+    }
+    CHECK(wrong == 0);
+    CHECK(chunks_bad == 0);
+}
+
 /* ---- output -------------------------------------------------------------------------------- */
 
 /** `--table`: depth and size at n = 16, and the bank conflicts of chapter 03's patterns. */
@@ -421,6 +529,174 @@ static int write_svg(const network *net, const char *dir)
     return 0;
 }
 
+/** Dataflow figures: width of one element's cell. */
+#define CELL_W 30
+/** Height of one cell. */
+#define CELL_H 22
+/** Vertical distance between rows of cells. */
+#define ROW_DY 62
+/** Gap between tiles (ch04) or between chunks (ch05). */
+#define GROUP_GAP 10
+/** Pale fills, one per tile or block. */
+static const char *const FILLS[] = {"#dbe8f7", "#fde2cc", "#d9f0d3", "#eadcf2"};
+
+/** Left edge of element i when every `group` elements are followed by a gap. */
+static int cell_x(int i, int group)
+{
+    return 16 + i * CELL_W + (i / group) * GROUP_GAP;
+}
+
+/** A caption and a row of cells: value i at cell_x(i, group), filled by its color group. */
+static void svg_row(FILE *f, int y, const char *caption, const uint32_t *v, int count, int group,
+                    int color_group, int left_of)
+{
+    /* a white box (about 6.6 pixels per character), so that the lines stay behind the caption */
+    fprintf(f, "<rect x=\"14\" y=\"%d\" width=\"%d\" height=\"16\" fill=\"white\" "
+               "stroke=\"none\"/>\n", y - 20, (int)(strlen(caption) * 6.6) + 6);
+    fprintf(f, "<text x=\"16\" y=\"%d\" fill=\"#333\">%s</text>\n", y - 7, caption);
+    for (int i = 0; i < count; ++i) {
+        int x = left_of >= 0 ? cell_x(i * left_of, left_of) + (left_of * CELL_W - CELL_W) / 2
+                             : cell_x(i, group);
+        int c = (left_of >= 0 ? i : i / color_group) % 4;
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
+                   "stroke=\"#777\"/>\n", x, y, CELL_W, CELL_H, FILLS[c]);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%u</text>\n", x + CELL_W / 2,
+                y + 16, v[i]);
+    }
+}
+
+/** Open DIR/NAME.svg and write the header and the title. */
+static FILE *svg_open(const char *dir, const char *name, int width, int height, const char *title)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.svg", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "scan_networks: cannot write %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
+            width, height, width, height);
+    fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height);
+    fprintf(f, "<text x=\"16\" y=\"22\" font-size=\"15\" font-weight=\"bold\">%s</text>\n", title);
+    return f;
+}
+
+/** Close a figure; 0 on success. */
+static int svg_close(FILE *f, const char *name)
+{
+    fprintf(f, "</svg>\n");
+    if (fclose(f) != 0) {
+        fprintf(stderr, "scan_networks: cannot write %s.svg\n", name);
+        return 2;
+    }
+    return 0;
+}
+
+/** A line from the bottom of one row to the top of the next. */
+static void svg_arrow(FILE *f, int x1, int y1, int x2, int y2)
+{
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1f5fa8\" "
+               "stroke-width=\"1.2\"/>\n", x1, y1, x2, y2);
+    fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"2.5\" fill=\"#1f5fa8\"/>\n", x2, y2);
+}
+
+/** The first digits of pi: small numbers that are easy to add up by hand. */
+static const uint32_t PI_DIGITS[24] = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8,
+                                       9, 7, 9, 3, 2, 3, 8, 4, 6, 2, 6, 4};
+
+/** Chapter 04's figure: n = 16, tiles of 4, the values computed by model_scan_then_fan(). */
+static int write_scan_then_fan_svg(const char *dir)
+{
+    enum { N = 16, TILE = 4, TILES = N / TILE };
+    uint32_t scanned[N], aggregate[TILES], carry[TILES], out[N], scratch[TILES];
+    for (int i = 0; i < N; ++i) {
+        scanned[i] = PI_DIGITS[i];
+        out[i] = PI_DIGITS[i];
+    }
+    for (int t = 0; t < TILES; ++t) { /* step 1 alone, to show its result */
+        uint32_t sum = 0;
+        for (int i = t * TILE; i < (t + 1) * TILE; ++i)
+            scanned[i] = sum += scanned[i];
+        aggregate[t] = carry[t] = sum;
+    }
+    model_scan_then_fan(carry, TILES, TILE, 1, scratch); /* step 2 */
+    model_scan_then_fan(out, N, TILE, 0, scratch);       /* all three steps */
+    const char *name = "dataflow_scan_then_fan";
+    int width = cell_x(N - 1, TILE) + CELL_W + 16, y = 64;
+    FILE *f = svg_open(dir, name, width, y + 4 * ROW_DY + CELL_H + 14,
+                       "Chapter 04, scan-then-fan: n = 16, tiles of 4");
+    if (!f)
+        return 2;
+    for (int t = 0; t < TILES; ++t) {
+        int last = cell_x(t * TILE + TILE - 1, TILE) + CELL_W / 2;
+        int mid = cell_x(t * TILE, TILE) + TILE * CELL_W / 2;
+        svg_arrow(f, last, y + ROW_DY + CELL_H, mid, y + 2 * ROW_DY);
+        svg_arrow(f, mid, y + 2 * ROW_DY + CELL_H, mid, y + 3 * ROW_DY);
+        for (int i = t * TILE; i < (t + 1) * TILE; ++i)
+            svg_arrow(f, mid, y + 3 * ROW_DY + CELL_H, cell_x(i, TILE) + CELL_W / 2,
+                      y + 4 * ROW_DY);
+    }
+    svg_row(f, y, "input", PI_DIGITS, N, TILE, TILE, -1);
+    svg_row(f, y + ROW_DY, "1. each block scans its tile (reads n, writes n) ...", scanned, N,
+            TILE, TILE, -1);
+    svg_row(f, y + 2 * ROW_DY, "... and writes the tile's aggregate", aggregate, TILES, TILE,
+            TILE, TILE);
+    svg_row(f, y + 3 * ROW_DY, "2. the aggregates, scanned (exclusive, same algorithm): carries",
+            carry, TILES, TILE, TILE, TILE);
+    svg_row(f, y + 4 * ROW_DY, "3. each block adds its tile's carry (reads n, writes n)", out, N,
+            TILE, TILE, -1);
+    return svg_close(f, name);
+}
+
+/** Chapter 05's figure, after Merrill & Garland Fig 3: n = 24, G = 3 blocks, tiles of 4. */
+static int write_reduce_then_scan_svg(const char *dir)
+{
+    enum { N = 24, TILE = 4, G = 3, CHUNK = N / G };
+    uint32_t aggregate[G], prefix[G], out[N], scratch[G];
+    for (int i = 0; i < N; ++i)
+        out[i] = PI_DIGITS[i];
+    for (int b = 0; b < G; ++b) { /* pass 1 alone, to show its result */
+        aggregate[b] = 0;
+        for (int i = b * CHUNK; i < (b + 1) * CHUNK; ++i)
+            aggregate[b] += PI_DIGITS[i];
+    }
+    model_reduce_then_scan(out, N, TILE, G, 0, scratch); /* all three passes */
+    for (int b = 0; b < G; ++b)
+        prefix[b] = scratch[b];
+    const char *name = "dataflow_reduce_then_scan";
+    int width = cell_x(N - 1, CHUNK) + CELL_W + 16, y = 64;
+    FILE *f = svg_open(dir, name, width, y + 3 * ROW_DY + CELL_H + 14,
+                       "Chapter 05, reduce-then-scan: n = 24, G = 3 blocks, 2 tiles of 4 each");
+    if (!f)
+        return 2;
+    for (int b = 0; b < G; ++b) {
+        int mid = cell_x(b * CHUNK, CHUNK) + CHUNK * CELL_W / 2;
+        for (int i = b * CHUNK; i < (b + 1) * CHUNK; ++i)
+            svg_arrow(f, cell_x(i, CHUNK) + CELL_W / 2, y + CELL_H, mid, y + ROW_DY);
+        svg_arrow(f, mid, y + ROW_DY + CELL_H, mid, y + 2 * ROW_DY);
+        svg_arrow(f, mid, y + 2 * ROW_DY + CELL_H, cell_x(b * CHUNK, CHUNK) + CELL_W / 2,
+                  y + 3 * ROW_DY);
+    }
+    svg_row(f, y, "input: block b owns one contiguous chunk", PI_DIGITS, N, CHUNK, CHUNK, -1);
+    svg_row(f, y + ROW_DY, "pass 1: each block reduces its chunk (reads n)", aggregate, G, CHUNK,
+            CHUNK, CHUNK);
+    svg_row(f, y + 2 * ROW_DY, "pass 2: one block scans the G aggregates (exclusive): prefixes",
+            prefix, G, CHUNK, CHUNK, CHUNK);
+    svg_row(f, y + 3 * ROW_DY,
+            "pass 3: each block scans its chunk, tile by tile, from its prefix (reads n, writes n)",
+            out, N, CHUNK, CHUNK, -1);
+    for (int b = 0; b < G; ++b) {
+        /* the tile boundary inside the chunk: the running carry passes from tile to tile */
+        int edge = cell_x(b * CHUNK + TILE, CHUNK) - 1;
+        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d9480f\" "
+                   "stroke-width=\"2\"/>\n", edge, y + 3 * ROW_DY - 4, edge,
+                y + 3 * ROW_DY + CELL_H + 4);
+    }
+    return svg_close(f, name);
+}
+
 /** Unit tests, or `--table`, or `--svg DIR`. */
 int main(int argc, char **argv)
 {
@@ -435,7 +711,9 @@ int main(int argc, char **argv)
             if (write_svg(&net, argv[2]))
                 return 2;
         }
-        printf("wrote %d figures to %s\n", NETWORK_KINDS, argv[2]);
+        if (write_scan_then_fan_svg(argv[2]) || write_reduce_then_scan_svg(argv[2]))
+            return 2;
+        printf("wrote %d figures to %s\n", NETWORK_KINDS + 2, argv[2]);
         return 0;
     }
     if (argc != 1) {
@@ -445,6 +723,7 @@ int main(int argc, char **argv)
     test_networks();
     test_planted_bugs();
     test_banks();
+    test_decompositions();
     printf("scan networks: %d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }
