@@ -418,7 +418,7 @@ static void model_reduce_then_scan(uint32_t *x, int n, int tile, int g, int excl
     or splitting with floor(tiles / g), makes these checks fail.) */
 static void test_decompositions(void)
 {
-    uint32_t x[MAX_N], y[MAX_N], ref[MAX_N], scratch[MAX_N];
+    static uint32_t x[MAX_N], y[MAX_N], ref[MAX_N], scratch[MAX_N];
     uint64_t state = 0x0405ull;
     int wrong = 0, chunks_bad = 0;
     for (int n = 0; n <= MAX_N; ++n) {
@@ -433,12 +433,12 @@ static void test_decompositions(void)
                 sum += x[i];
             }
             for (int tile = 2; tile <= 9; ++tile) {
-                memcpy(y, x, sizeof y);
+                memcpy(y, x, (size_t)n * sizeof y[0]);
                 model_scan_then_fan(y, n, tile, exclusive, scratch);
                 wrong += memcmp(y, ref, (size_t)n * sizeof y[0]) != 0;
                 for (int g = 1; g <= 7; ++g) {
                     int per, blocks;
-                    memcpy(y, x, sizeof y);
+                    memcpy(y, x, (size_t)n * sizeof y[0]);
                     model_reduce_then_scan(y, n, tile, g, exclusive, scratch);
                     wrong += memcmp(y, ref, (size_t)n * sizeof y[0]) != 0;
                     chunking(n, tile, g, &per, &blocks);
