@@ -284,8 +284,10 @@ static size_t tile_count(size_t n)
     return (n + TILE_ITEMS - 1) / TILE_ITEMS;
 }
 
-/** Blocks per SM and SM count behind G, found once by resident_blocks(). */
-static int g_blocks_per_sm, g_sm_count;
+/** Blocks of our kernels that fit on one SM, found once by resident_blocks(). */
+static int g_blocks_per_sm;
+/** SMs of this GPU (0 until resident_blocks() has asked). */
+static int g_sm_count;
 
 /**
  * \brief G: how many blocks of our kernels the GPU keeps resident at once, from the occupancy
