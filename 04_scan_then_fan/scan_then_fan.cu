@@ -277,7 +277,7 @@ static size_t scratch_slice(size_t tiles)
  * \brief Scratch elements the recursion needs for n elements: one aggregate per tile at every
  *        level that has more than one tile, each level's slice aligned.
  *
- * For n = 2^28: 262144 + 256 = 262400 elements (1 MiB, 0.4 % of the data). The levels shrink
+ * For n = 2^28: 262144 + 256 = 262400 elements (1 MiB, 0.1 % of the data). The levels shrink
  * by TILE_ITEMS each, so there are about log_1024(n) of them: 3 for anything up to 2^30.
  */
 static size_t scratch_elements(size_t n)
