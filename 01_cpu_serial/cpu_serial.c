@@ -277,6 +277,7 @@ int main(int argc, char **argv)
         DEFAULT_SIZES,
         (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
         10,
+        0,
     };
     scan_options opt;
     cli_parse_or_exit(argc, argv, &prog, &opt);

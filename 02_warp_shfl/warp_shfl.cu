@@ -268,6 +268,7 @@ int main(int argc, char **argv)
             DEFAULT_SIZES,
             (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
             20,
+            0,
         },
         scan_warp_segments,
         BLELLOCH_ITEMS,
@@ -277,6 +278,8 @@ int main(int argc, char **argv)
         NOTES,
         NULL, /* no scratch */
         NULL, /* traffic: 2n, like a copy */
+        NULL,
+        NULL,
         NULL,
     };
     return gpu_chapter_main(argc, argv, &chapter);

@@ -396,6 +396,7 @@ int main(int argc, char **argv)
             DEFAULT_SIZES,
             (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
             20,
+            0,
         },
         scan_device,
         TILE_ITEMS,
@@ -406,6 +407,8 @@ int main(int argc, char **argv)
         scan_then_fan_temp_bytes,
         scan_then_fan_traffic,
         describe_levels,
+        NULL,
+        NULL,
     };
     return gpu_chapter_main(argc, argv, &chapter);
 }

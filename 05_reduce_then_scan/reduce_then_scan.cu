@@ -409,6 +409,7 @@ int main(int argc, char **argv)
             DEFAULT_SIZES,
             (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
             20,
+            0,
         },
         reduce_then_scan,
         TILE_ITEMS,
@@ -419,6 +420,8 @@ int main(int argc, char **argv)
         reduce_then_scan_temp_bytes,
         reduce_then_scan_traffic,
         describe_chunks,
+        NULL,
+        NULL,
     };
     return gpu_chapter_main(argc, argv, &chapter);
 }

@@ -175,6 +175,23 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
             }
             if (parse_count("--seed", value, 0, UINT64_MAX, &opt->seed, err, errlen))
                 return EXIT_USAGE;
+        } else if (strcmp(arg, "--select") == 0) {
+            opt->select = 1;
+        } else if (take_value(arg, "--stress", argc, argv, &i, &value, &missing)) {
+            uint64_t runs = 0;
+            if (missing) {
+                snprintf(err, errlen, "option '--stress' needs a run count, e.g. --stress 1000");
+                return EXIT_USAGE;
+            }
+            if (parse_count("--stress", value, 1, CLI_MAX_STRESS, &runs, err, errlen))
+                return EXIT_USAGE;
+            opt->stress = (int)runs;
+        } else if (take_value(arg, "--type", argc, argv, &i, &value, &missing)) {
+            if (missing || (strcmp(value, "int32") != 0 && strcmp(value, "f32") != 0)) {
+                snprintf(err, errlen, "option '--type' takes int32 or f32, e.g. --type f32");
+                return EXIT_USAGE;
+            }
+            opt->type_f32 = strcmp(value, "f32") == 0;
         } else if (take_value(arg, "--input", argc, argv, &i, &value, &missing)) {
             if (missing || value[0] == '\0') {
                 snprintf(err, errlen, "option '--input' needs a file name, e.g. --input data.bin");
@@ -226,6 +243,24 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
                  prog->name);
         return EXIT_USAGE;
     }
+    if (opt->stress && !(prog->extras & SCAN_EXTRA_STRESS)) {
+        snprintf(err, errlen, "--stress is for the single-pass chapters (06, 07); %s has no "
+                 "inter-block races to stress: use --self-test", prog->name);
+        return EXIT_USAGE;
+    }
+    if (opt->type_f32 && !(prog->extras & SCAN_EXTRA_TYPE)) {
+        snprintf(err, errlen, "--type f32 is shown in chapter 07 only; %s scans int32", prog->name);
+        return EXIT_USAGE;
+    }
+    if (opt->select && !(prog->extras & SCAN_EXTRA_SELECT)) {
+        snprintf(err, errlen, "--select (stream compaction) is in chapter 07 only; drop it here");
+        return EXIT_USAGE;
+    }
+    if ((opt->stress != 0) + opt->type_f32 + opt->select + opt->self_test + (opt->input != NULL) > 1) {
+        snprintf(err, errlen, "--self-test, --stress, --type f32, --select and --input are separate "
+                 "modes; give one of them");
+        return EXIT_USAGE;
+    }
     if (opt->output && !opt->input) {
         snprintf(err, errlen,
                  "--output needs --input: it names where to write the scan of the --input file");
@@ -262,6 +297,12 @@ void cli_print_help(FILE *f, const scan_program *prog)
             CLI_MAX_LOG2_N, prog->default_reps, CLI_DEFAULT_SEED);
     if (prog->supports_exclusive)
         fprintf(f, "  --exclusive         exclusive scan (default: inclusive)\n");
+    if (prog->extras & SCAN_EXTRA_STRESS)
+        fprintf(f, "  --stress R          R runs of each small grid and of 2^24, every one checked\n");
+    if (prog->extras & SCAN_EXTRA_TYPE)
+        fprintf(f, "  --type f32          float scan, run several times: sums differ run to run\n");
+    if (prog->extras & SCAN_EXTRA_SELECT)
+        fprintf(f, "  --select            in-place stream compaction (keep x > 0) on the same pass\n");
     fprintf(f,
             "  --variant NAME      one of: %s, all (default: all, side by side)\n"
             "  --csv               machine-readable rows instead of the table\n"

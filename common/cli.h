@@ -49,7 +49,17 @@ typedef struct scan_program {
     const size_t *default_sizes;     /**< sizes of the default sweep */
     int default_size_count;          /**< entries in `default_sizes` */
     int default_reps;                /**< timed repetitions when `--reps` is not given */
+    unsigned extras;                 /**< the options of the single-pass chapters it accepts: SCAN_EXTRA_… */
 } scan_program;
+
+/** scan_program::extras: `--stress R` (repeat the battery's small grids and 2^24 R times). */
+#define SCAN_EXTRA_STRESS 1u
+/** scan_program::extras: `--type f32` (float sums, run to run). */
+#define SCAN_EXTRA_TYPE 2u
+/** scan_program::extras: `--select` (stream compaction on the same single pass). */
+#define SCAN_EXTRA_SELECT 4u
+/** Largest `--stress`. */
+#define CLI_MAX_STRESS 1000000
 
 /** The parsed command line. */
 typedef struct scan_options {
@@ -64,6 +74,9 @@ typedef struct scan_options {
     int variant;          /**< `--variant`: index into scan_program::variants, or -1 for all */
     int csv;              /**< `--csv`: machine-readable rows */
     int help;             /**< `--help` was given */
+    int stress;           /**< `--stress R`: runs per stress size, 0 when not given */
+    int type_f32;         /**< `--type f32`: float scan instead of int32 */
+    int select;           /**< `--select`: stream compaction instead of scan */
 } scan_options;
 
 /**

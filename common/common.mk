@@ -36,7 +36,7 @@ endif
 
 CFLAGS := -std=c11 -Wall -Wextra -Werror -fopenmp $(HOST_OPT) -I$(ROOT)/common
 NVCCFLAGS := $(DEVICE_OPT) $(GENCODE) -Xcompiler -Wall,-Wextra,-fopenmp -Werror all-warnings \
-             -I$(ROOT)/common
+             -I$(ROOT)/common -I$(ROOT)/bench
 LDLIBS := -lgomp
 
 # Rebuild everything when the flags change (make SMS=90 after a fat build, DEBUG=1, ...).
@@ -60,11 +60,17 @@ $(BUILD)/common/%.o: $(ROOT)/common/%.cu $(FLAGS_FILE)
 
 -include $(COMMON_HOST_OBJS:.o=.d) $(COMMON_CUDA_OBJS:.o=.d)
 
-# ---- a chapter: SOURCES set by the including Makefile -----------------------------------------
+# The baselines of bench/ (C++ around CUB and Thrust), linked into chapter 07 and the bench.
+$(BUILD)/bench/%.o: $(ROOT)/bench/%.cu $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+# ---- a chapter: SOURCES set by the including Makefile (BASELINES: files of bench/ it links) ----
 ifdef SOURCES
 CHAPTER_DIR := $(abspath $(dir $(firstword $(MAKEFILE_LIST))))
 CHAPTER := $(notdir $(CHAPTER_DIR))
-OBJS := $(patsubst %,$(BUILD)/$(CHAPTER)/%.o,$(basename $(SOURCES)))
+OBJS := $(patsubst %,$(BUILD)/$(CHAPTER)/%.o,$(basename $(SOURCES))) \
+        $(patsubst %,$(BUILD)/bench/%.o,$(basename $(BASELINES)))
 IS_CUDA := $(filter %.cu,$(SOURCES))
 
 .PHONY: all clean

@@ -128,6 +128,77 @@ static int self_test(const gpu_chapter *ch, const scan_options *opt)
     return status;
 }
 
+/** Largest small grid of the stress test, in tiles: beyond it, only the 2^24 case. */
+#define STRESS_SMALL_TILES 300
+
+/**
+ * \brief `--stress R`: the races of a single-pass scan show up rarely, so run the first selected
+ *        variant R times on each of a few small grids and on 2^24 elements (or on `-n` alone),
+ *        alternating inclusive and exclusive, every other pair of runs in place (out = in), and
+ *        compare every element of every run.
+ */
+static int stress(const gpu_chapter *ch, const scan_options *opt)
+{
+    const size_t t = ch->tile;
+    const size_t sizes[] = {1, t + 1, 33 * t + 5, STRESS_SMALL_TILES * t - 3, (size_t)1 << 24};
+    const size_t *list = opt->n_given ? &opt->n : sizes;
+    const int count = opt->n_given ? 1 : (int)(sizeof sizes / sizeof sizes[0]);
+    int variant = 0, status = EXIT_OK;
+    while (!cli_variant_selected(opt, variant))
+        ++variant;
+    device_arrays d = {NULL, NULL, 0, NULL, 0};
+    report_note(stdout, opt->csv, "stress test of %s: %d runs per size, every element compared",
+                ch->prog.variants[variant], opt->stress);
+    for (int s = 0; s < count; ++s) {
+        const size_t n = list[s];
+        int32_t *in = (int32_t *)xmalloc(n * sizeof(int32_t), "the input");
+        int32_t *out = (int32_t *)xmalloc(n * sizeof(int32_t), "the output");
+        int32_t *ref[2];
+        ref[0] = (int32_t *)xmalloc(n * sizeof(int32_t), "the inclusive reference");
+        ref[1] = (int32_t *)xmalloc(n * sizeof(int32_t), "the exclusive reference");
+        generate_input(in, n, PATTERN_RANDOM, opt->seed + s);
+        scan_reference(in, ref[0], n, 0, ch->prog.segment);
+        scan_reference(in, ref[1], n, 1, ch->prog.segment);
+        const size_t temp_bytes = temp_need(ch, variant, n);
+        device_arrays_reserve(&d, n, temp_bytes);
+        CUDA_CHECK(cudaMemcpy(d.in, in, n * sizeof(int32_t), cudaMemcpyHostToDevice));
+        long failed = 0;
+        for (int r = 0; r < opt->stress; ++r) {
+            const int exclusive = r % 2, in_place = r % 4 >= 2;
+            const int32_t *src = d.in;
+            if (in_place) {
+                CUDA_CHECK(cudaMemcpy(d.out, d.in, n * sizeof(int32_t), cudaMemcpyDeviceToDevice));
+                src = d.out;
+            } else {
+                CUDA_CHECK(cudaMemset(d.out, POISON_BYTE, n * sizeof(int32_t)));
+            }
+            if (temp_bytes)
+                CUDA_CHECK(cudaMemset(d.temp, POISON_BYTE, temp_bytes));
+            ch->scan(variant, src, d.out, n, exclusive, temp_bytes ? d.temp : NULL);
+            CUDA_CHECK_LAUNCH();
+            CUDA_CHECK(cudaMemcpy(out, d.out, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
+            if (memcmp(out, ref[exclusive], n * sizeof(int32_t)) != 0) {
+                verify_result v = verify_scan(ref[exclusive], out, n);
+                if (failed++ == 0) {
+                    printf("run %d (%s%s) of n = %zu is wrong:\n", r,
+                           exclusive ? "exclusive" : "inclusive", in_place ? ", in place" : "", n);
+                    verify_report(stdout, &v, ref[exclusive], out, n);
+                }
+            }
+        }
+        report_note(stdout, opt->csv, "n = %zu: %d runs, %ld wrong", n, opt->stress, failed);
+        if (failed)
+            status = EXIT_WRONG;
+        free(in);
+        free(out);
+        free(ref[0]);
+        free(ref[1]);
+    }
+    device_arrays_free(&d);
+    printf("stress test %s\n", status == EXIT_OK ? "passed: no run was wrong" : "FAILED");
+    return status;
+}
+
 /** One timed launch: what cuda_time_median_ms() repeats. */
 typedef struct timed_launch {
     const gpu_chapter *ch;  /**< the chapter */
@@ -299,6 +370,12 @@ int gpu_chapter_main(int argc, char **argv, const gpu_chapter *ch)
     int status;
     if (opt.self_test) {
         status = self_test(ch, &opt);
+    } else if (opt.stress) {
+        status = stress(ch, &opt);
+    } else if (opt.type_f32 && ch->f32_mode) {
+        status = ch->f32_mode(&opt);
+    } else if (opt.select && ch->select_mode) {
+        status = ch->select_mode(&opt);
     } else if (opt.input) {
         device_arrays d = {NULL, NULL, 0, NULL, 0};
         device_ctx ctx = {ch, &d};

@@ -39,6 +39,10 @@ typedef double (*gpu_traffic_fn)(int variant, size_t n);
 /** Writes one line about how n elements are scanned (tiles, levels, blocks) into `line`. */
 typedef void (*gpu_describe_fn)(size_t n, char *line, size_t len);
 
+/** A mode of its own that a chapter runs instead of the scan (`--type f32`, `--select`); it
+    returns the exit status. The driver has printed the GPU line. */
+typedef int (*gpu_mode_fn)(const scan_options *opt);
+
 /** What a GPU chapter tells the driver. */
 typedef struct gpu_chapter {
     scan_program prog;            /**< name, variants, segment, default sweep (see ::scan_program) */
@@ -51,11 +55,13 @@ typedef struct gpu_chapter {
     gpu_temp_fn temp_bytes;       /**< scratch the launcher needs, or NULL for none */
     gpu_traffic_fn traffic;       /**< the traffic model, shown beside GB/s; NULL: 2n, not shown */
     gpu_describe_fn describe;     /**< a note printed before each size of the sweep, or NULL */
+    gpu_mode_fn f32_mode;         /**< `--type f32` (needs SCAN_EXTRA_TYPE), or NULL */
+    gpu_mode_fn select_mode;      /**< `--select` (needs SCAN_EXTRA_SELECT), or NULL */
 } gpu_chapter;
 
 /**
- * \brief Parse the command line, print the GPU line, then run the self-test, scan a file, or
- *        time the sweep. Returns the exit status (CONVENTIONS §4).
+ * \brief Parse the command line, print the GPU line, then run the self-test, the stress test,
+ *        a chapter's own mode, scan a file, or time the sweep. Returns the exit status (CONVENTIONS §4).
  * \param argc as given to main()
  * \param argv as given to main()
  * \param ch   the chapter

@@ -35,7 +35,7 @@ static const char *const TEST_VARIANTS[] = {"alpha", "beta"};
 static const size_t TEST_SIZES[] = {1024};
 /** A program description like a chapter's. */
 static const scan_program TEST_PROG = {"00_test", "a test program", TEST_VARIANTS, 2, 1, 0,
-                                       TEST_SIZES, 1, 7};
+                                       TEST_SIZES, 1, 7, 0};
 
 /** Parse a NULL-terminated argument list; return cli_parse()'s status, message in err. */
 static int parse(scan_options *opt, char *err, const scan_program *prog, const char **args)

@@ -1,0 +1,472 @@
+/**
+ * \file chained_scan.cu
+ * \brief Chapter 06: the chained scan, one kernel: each block reduces its chunk, waits for the
+ *        block before it to publish its inclusive prefix, publishes its own, and scans its chunk.
+ *
+ * What is new since chapter 05: the aggregates no longer go through a second kernel. Block b
+ * hands its prefix to block b+1 directly, through a *descriptor* in global memory: one 64-bit
+ * word holding a state (`TILE_INVALID` until published, then `TILE_PREFIX`) and the inclusive
+ * prefix itself. Three things make that safe:
+ *  - block order: a block takes its chunk number from an atomic counter, not from blockIdx.x.
+ *    CUDA does not promise to start blocks in blockIdx order; a block that spins waiting for a
+ *    chunk whose block has not started can keep that block from ever starting (it holds the SM
+ *    slot). Numbers drawn in order always belong to blocks that are already running.
+ *  - memory order: state and value are one aligned 64-bit word, stored and loaded in one
+ *    instruction, so a reader sees both or neither. No fence is needed.
+ *  - a watchdog: a block that waits more than 5 s stops the kernel with a message (exit 3)
+ *    instead of hanging the GPU.
+ * The price is the chain itself: block b+1 cannot publish before block b has, so the prefixes
+ * cross the grid one global-memory round trip per chunk. The variants show that latency bound
+ * against the chunk size; chapter 07 breaks the chain.
+ *
+ * Build and run: `make chapter-6 && ./run` from the top folder, or `make && ./run` here.
+ * Follows Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (2016),
+ * §3 and Fig 4 (the chained scan, after Yan, Long & Zhang's StreamScan, 2013). Every index is a
+ * `size_t`; sums are kept in `uint32_t`, so overflow wraps.
+ */
+#include "cuda_util.h"
+#include "gpu_driver.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/** Elements one block scans at a time: chapter 03's coarsened tile. */
+#define TILE_ITEMS 1024
+/** Threads of one warp. */
+#define WARP_THREADS 32
+/** Every lane of the warp: the mask of a shuffle that all 32 lanes must execute. */
+#define FULL_MASK 0xffffffffu
+/** Threads of a block: 128, 8 elements each (two 128-bit loads), as in chapter 03. */
+#define COARSE_THREADS 128
+/** Elements per thread. */
+#define ITEMS_PER_THREAD (TILE_ITEMS / COARSE_THREADS)
+/** Warps per block. */
+#define COARSE_WARPS (COARSE_THREADS / WARP_THREADS)
+
+/** Descriptor state: nothing published yet (the launcher clears every descriptor to 0). */
+#define TILE_INVALID 0u
+/** Descriptor state: the value is the chunk's inclusive prefix. (Chapter 07 adds a third.) */
+#define TILE_PREFIX 2u
+
+/** How long a block may wait for its predecessor before the watchdog stops the kernel. */
+#define WATCHDOG_NS 5000000000ull
+/** Spins between two looks at the clock. */
+#define WATCHDOG_SPINS 256u
+
+/** The variants: the same kernel with chunks of 1, 16 and 256 tiles. */
+enum { VARIANT_CHUNK_1, VARIANT_CHUNK_16, VARIANT_CHUNK_256, VARIANT_COUNT };
+
+/** Names for `--variant`. */
+static const char *const VARIANT_NAMES[VARIANT_COUNT] = {"chained-1tile", "chained-16tiles",
+                                                         "chained-256tiles"};
+/** Tiles per chunk of each variant. */
+static const size_t CHUNK_TILES[VARIANT_COUNT] = {1, 16, 256};
+/** The table's chunk column. */
+static const char *const CHUNK_COLUMN[VARIANT_COUNT] = {"1024", "16384", "262144"};
+
+/* ------------------------------------------------------------------------------------------ */
+/* Carried over unchanged from chapter 02 (02_warp_shfl/warp_shfl.cu, via chapters 03-05)       */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief Inclusive scan of one value per lane across the warp: Kogge-Stone with shuffles.
+ *
+ * Step k adds the value of the lane 2^k below: after 5 steps lane i holds x0 + … + xi.
+ * Depth 5, size 31+30+28+24+16 = 129 additions (more than the 31 of a serial loop, but every lane
+ * is busy anyway). No shared memory and no barrier: `__shfl_up_sync` both moves the data and
+ * synchronises the lanes named in its mask.
+ * \param x this lane's value
+ * \return  the sum of the values of lanes 0 … this lane
+ * \pre All 32 lanes of the warp call it together (the mask is FULL_MASK).
+ */
+__device__ uint32_t warp_inclusive_scan(uint32_t x)
+{
+    const int lane = threadIdx.x % WARP_THREADS;
+    for (int offset = 1; offset < WARP_THREADS; offset *= 2) {
+        /* Every lane executes the shuffle, even those that do not use the result: a lane named
+           in the mask that does not arrive is undefined behaviour. */
+        uint32_t below = __shfl_up_sync(FULL_MASK, x, offset);
+        if (lane >= offset)
+            x += below;
+    }
+    return x;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Carried over unchanged from chapter 03 (03_block_scan/block_scan.cu, via chapter 05)         */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief Load this thread's ITEMS_PER_THREAD consecutive elements of a tile into registers.
+ *
+ * When the whole tile lies inside the array, ITEMS_PER_THREAD / 4 loads of 128 bits (uint4) each:
+ * every thread has 32 bytes in flight instead of 4, and the memory system sees fewer, larger
+ * requests. A tile cut short by the end of the array is loaded one element at a time, with 0 (the
+ * identity) past the end, so that the scan needs no special case.
+ * \param in         input array, 16-byte aligned
+ * \param n          element count
+ * \param tile_first index of the tile's first element
+ * \param item       receives the thread's elements
+ * \pre blockDim.x == COARSE_THREADS.
+ */
+__device__ void load_tile(const int32_t *in, size_t n, size_t tile_first,
+                          uint32_t item[ITEMS_PER_THREAD])
+{
+    const size_t first = tile_first + (size_t)threadIdx.x * ITEMS_PER_THREAD;
+    if (tile_first + TILE_ITEMS <= n) {
+        const uint4 *vector = (const uint4 *)(in + first);
+        for (int v = 0; v < ITEMS_PER_THREAD / 4; ++v) {
+            const uint4 q = vector[v];
+            item[4 * v] = q.x;
+            item[4 * v + 1] = q.y;
+            item[4 * v + 2] = q.z;
+            item[4 * v + 3] = q.w;
+        }
+    } else {
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k)
+            item[k] = first + k < n ? (uint32_t)in[first + k] : 0;
+    }
+}
+
+/**
+ * \brief The coarsened Sklansky block scan: scan a tile held in registers, ITEMS_PER_THREAD
+ *        elements per thread, with one barrier.
+ *
+ * Each thread scans its own elements serially (no communication), and only its total takes part
+ * in the warp scan: eight times fewer shuffles per element than one element per thread. The
+ * warp totals meet in shared memory behind the one barrier; each thread then adds the totals of
+ * the warps before its own (a fan-out of at most COARSE_WARPS − 1 additions instead of warp 0
+ * scanning them: no second barrier).
+ * \param item      in: this thread's elements; out: their inclusive scan within the thread
+ * \param aggregate receives the sum of the whole tile (in every thread)
+ * \return the sum of the tile's elements before this thread's first: its exclusive prefix
+ * \pre blockDim.x == COARSE_THREADS; every thread of the block calls it.
+ * \warning The shared totals are reused by the next call: a block that calls it again (a loop
+ *          over tiles) must pass a `__syncthreads()` in between, or a fast warp overwrites totals
+ *          that a slow warp is still reading.
+ */
+__device__ uint32_t block_scan_tile(uint32_t item[ITEMS_PER_THREAD], uint32_t *aggregate)
+{
+    __shared__ uint32_t warp_total[COARSE_WARPS];
+    const int lane = threadIdx.x % WARP_THREADS, warp = threadIdx.x / WARP_THREADS;
+    /* 1. serial scan of the thread's own elements */
+    for (int k = 1; k < ITEMS_PER_THREAD; ++k)
+        item[k] += item[k - 1];
+    /* 2. warp scan of the thread totals */
+    const uint32_t thread_total = item[ITEMS_PER_THREAD - 1];
+    const uint32_t warp_inclusive = warp_inclusive_scan(thread_total);
+    if (lane == WARP_THREADS - 1)
+        warp_total[warp] = warp_inclusive;
+    __syncthreads(); /* every warp total is written */
+    /* 3. fan-out: the totals of the warps before this one, plus this thread's prefix in its warp */
+    uint32_t before = 0, total = 0;
+    for (int w = 0; w < warp; ++w)
+        before += warp_total[w];
+    for (int w = 0; w < COARSE_WARPS; ++w)
+        total += warp_total[w];
+    *aggregate = total;
+    return before + warp_inclusive - thread_total;
+}
+
+/**
+ * \brief Store this thread's ITEMS_PER_THREAD results: `prefix` plus its inclusive scan value
+ *        (inclusive scan) or plus the value before it (exclusive scan).
+ *
+ * Vector stores for a whole tile, element by element (nothing past n) for a tile cut short.
+ * \param out        output array, 16-byte aligned
+ * \param n          element count
+ * \param tile_first index of the tile's first element
+ * \param item       the thread's inclusive scan values from block_scan_tile()
+ * \param prefix     what precedes the thread's first element
+ * \param exclusive  1 for exclusive, 0 for inclusive
+ * \pre blockDim.x == COARSE_THREADS.
+ */
+__device__ void store_tile(int32_t *out, size_t n, size_t tile_first,
+                           const uint32_t item[ITEMS_PER_THREAD], uint32_t prefix, int exclusive)
+{
+    const size_t first = tile_first + (size_t)threadIdx.x * ITEMS_PER_THREAD;
+    uint32_t result[ITEMS_PER_THREAD];
+    for (int k = 0; k < ITEMS_PER_THREAD; ++k)
+        result[k] = prefix + (exclusive ? (k ? item[k - 1] : 0) : item[k]);
+    if (tile_first + TILE_ITEMS <= n) {
+        uint4 *vector = (uint4 *)(out + first);
+        for (int v = 0; v < ITEMS_PER_THREAD / 4; ++v)
+            vector[v] = make_uint4(result[4 * v], result[4 * v + 1], result[4 * v + 2],
+                                   result[4 * v + 3]);
+    } else {
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k)
+            if (first + k < n)
+                out[first + k] = (int32_t)result[k];
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Carried over unchanged from chapter 05 (05_reduce_then_scan/reduce_then_scan.cu)             */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief The sum of one value per thread over the whole block, returned to every thread.
+ *
+ * Each warp reduces its 32 values with chapter 02's shuffle scan (lane 31 ends with the warp's
+ * total; a butterfly of `__shfl_xor_sync` would do the same in as many steps), the COARSE_WARPS
+ * totals meet in shared memory behind one barrier, and every thread adds them up.
+ * \param x this thread's value
+ * \return the sum over the block
+ * \pre blockDim.x == COARSE_THREADS; every thread of the block calls it, once per kernel.
+ */
+__device__ uint32_t block_reduce(uint32_t x)
+{
+    __shared__ uint32_t warp_total[COARSE_WARPS];
+    const int lane = threadIdx.x % WARP_THREADS, warp = threadIdx.x / WARP_THREADS;
+    x = warp_inclusive_scan(x);
+    if (lane == WARP_THREADS - 1)
+        warp_total[warp] = x;
+    __syncthreads(); /* every warp total is written */
+    uint32_t total = 0;
+    for (int w = 0; w < COARSE_WARPS; ++w)
+        total += warp_total[w];
+    return total;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The lesson: descriptors, a spin with a watchdog, the chain                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * \brief Read a descriptor: one 64-bit load, relaxed, at GPU scope.
+ *
+ * 64 bits, aligned, in one instruction: the state and the value arrive together, so a reader
+ * never sees a flag without its value, and no fence is needed (nothing else is read on the
+ * strength of the flag). "GPU scope" makes the load go to L2, where other SMs' stores land;
+ * it may not be served from this SM's L1, and it may not be hoisted out of the spin loop.
+ * \param descriptor the descriptor
+ * \return its 64 bits
+ */
+__device__ unsigned long long load_descriptor(const unsigned long long *descriptor)
+{
+    unsigned long long word;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(descriptor) : "memory");
+    return word;
+}
+
+/**
+ * \brief Publish a descriptor: one 64-bit store, relaxed, at GPU scope (see load_descriptor()).
+ * \param descriptor the descriptor
+ * \param word       state and value, packed
+ */
+__device__ void store_descriptor(unsigned long long *descriptor, unsigned long long word)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" : : "l"(descriptor), "l"(word) : "memory");
+}
+
+/**
+ * \brief The watchdog of a spin loop: every WATCHDOG_SPINS calls, look at the GPU's clock; once
+ *        the wait has lasted WATCHDOG_NS, print who waited for whom and stop the kernel.
+ *
+ * A correct single-pass scan never trips it (forward progress is argued in the notes); a bug
+ * that breaks the chain (a tile that never publishes) would otherwise hang the GPU. `__trap()`
+ * ends the kernel with an error that the host's next CUDA call reports: exit status 3.
+ * \param spins   this wait's spin count so far (updated)
+ * \param since   when this wait began, in ns of %globaltimer (0 until the first look)
+ * \param tile    the waiting tile
+ * \param waiting the tile it waits for
+ */
+__device__ void watchdog(unsigned *spins, unsigned long long *since, unsigned long long tile,
+                         long long waiting)
+{
+    if (++*spins % WATCHDOG_SPINS != 0)
+        return;
+    unsigned long long now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (*since == 0) {
+        *since = now;
+    } else if (now - *since > WATCHDOG_NS) {
+        printf("watchdog: tile %llu waited %.1f s for tile %lld; a tile never published its "
+               "descriptor: stopping the kernel\n",
+               tile, (double)(now - *since) * 1e-9, waiting);
+        __trap();
+    }
+}
+
+/**
+ * \brief Wait for chunk `chunk − 1` to publish its inclusive prefix, then publish this chunk's
+ *        (that prefix plus `aggregate`). Returns this chunk's exclusive prefix.
+ * \param descriptors one word per chunk: TILE_PREFIX in the high half, the value in the low
+ * \param chunk       this chunk's number
+ * \param aggregate   this chunk's sum
+ * \pre Called by one thread.
+ */
+__device__ uint32_t wait_and_publish(unsigned long long *descriptors, unsigned long long chunk,
+                                     uint32_t aggregate)
+{
+    uint32_t exclusive = 0;
+    if (chunk > 0) {
+        unsigned long long word;
+        unsigned spins = 0;
+        unsigned long long since = 0;
+        /* the chain: nothing to do but wait for one word from the block before */
+        while ((word = load_descriptor(&descriptors[chunk - 1])) >> 32 != TILE_PREFIX)
+            watchdog(&spins, &since, chunk, (long long)chunk - 1);
+        exclusive = (uint32_t)word;
+    }
+    store_descriptor(&descriptors[chunk],
+                     (unsigned long long)TILE_PREFIX << 32 | (uint32_t)(exclusive + aggregate));
+    return exclusive;
+}
+
+/**
+ * \brief The chained scan: draw a chunk number, reduce the chunk, wait for the predecessor's
+ *        prefix and publish this one, scan the chunk seeded with it.
+ *
+ * The chunk is read twice, as in chapter 05 (the second read mostly from L2, which still holds
+ * it); with one tile per chunk the second read hits the L1 cache.
+ * \param in              input, n elements, 16-byte aligned
+ * \param out             output, n elements, 16-byte aligned (may be `in`: a block reads each
+ *                        element before writing it, and only its own)
+ * \param n               element count
+ * \param tiles_per_chunk tiles in every chunk (the last may be shorter)
+ * \param descriptors     one word per chunk, all TILE_INVALID (0) at launch
+ * \param next_chunk      the chunk counter, 0 at launch
+ * \param exclusive       1 for exclusive, 0 for inclusive
+ * \pre blockDim.x == COARSE_THREADS; gridDim.x == number of chunks.
+ * \warning Drawing the chunk from blockIdx.x instead of `next_chunk` can deadlock (see the notes).
+ */
+__global__ void chained_scan_kernel(const int32_t *in, int32_t *out, size_t n,
+                                    size_t tiles_per_chunk, unsigned long long *descriptors,
+                                    unsigned *next_chunk, int exclusive)
+{
+    __shared__ unsigned chunk_id;
+    __shared__ uint32_t chunk_prefix;
+    if (threadIdx.x == 0)
+        chunk_id = atomicAdd(next_chunk, 1u);
+    __syncthreads(); /* chunk_id is written */
+    const size_t chunk_first = (size_t)chunk_id * tiles_per_chunk * TILE_ITEMS;
+    const size_t chunk_end = chunk_first + tiles_per_chunk * TILE_ITEMS;
+
+    uint32_t sum = 0;
+    for (size_t tile_first = chunk_first; tile_first < chunk_end && tile_first < n;
+         tile_first += TILE_ITEMS) {
+        uint32_t item[ITEMS_PER_THREAD];
+        load_tile(in, n, tile_first, item);
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k)
+            sum += item[k];
+    }
+    const uint32_t aggregate = block_reduce(sum);
+    if (threadIdx.x == 0)
+        chunk_prefix = wait_and_publish(descriptors, chunk_id, aggregate);
+    __syncthreads(); /* chunk_prefix is written; block_reduce()'s totals are read */
+
+    uint32_t carry = chunk_prefix;
+    for (size_t tile_first = chunk_first; tile_first < chunk_end && tile_first < n;
+         tile_first += TILE_ITEMS) {
+        uint32_t item[ITEMS_PER_THREAD], tile_aggregate;
+        load_tile(in, n, tile_first, item);
+        const uint32_t prefix = block_scan_tile(item, &tile_aggregate);
+        store_tile(out, n, tile_first, item, carry + prefix, exclusive);
+        carry += tile_aggregate;
+        __syncthreads(); /* block_scan_tile()'s shared totals are rewritten by the next tile */
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Host launcher                                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Chunks of n elements for a variant. */
+static size_t chunk_count(int variant, size_t n)
+{
+    const size_t chunk_items = CHUNK_TILES[variant] * TILE_ITEMS;
+    return (n + chunk_items - 1) / chunk_items;
+}
+
+/** The ::gpu_temp_fn: one descriptor per chunk, and the counter. */
+static size_t chained_temp_bytes(int variant, size_t n)
+{
+    return n ? (chunk_count(variant, n) + 1) * sizeof(unsigned long long) : 0;
+}
+
+/**
+ * \brief The ::gpu_traffic_fn: the chunk is read twice and written once (3n), plus a
+ *        descriptor written and read per chunk (the second read of a one-tile chunk is served
+ *        by L1, so that variant moves nearer 2n).
+ */
+static double chained_traffic(int variant, size_t n)
+{
+    return 3.0 * (double)n + 4.0 * (double)chunk_count(variant, n);
+}
+
+/**
+ * \brief The chapter's ::gpu_scan_fn: clear the descriptors and the counter, launch one block
+ *        per chunk. Asynchronous, on the default stream.
+ * \param variant   VARIANT_CHUNK_1, _16 or _256: tiles per chunk
+ * \param d_in      device input, n elements, 16-byte aligned
+ * \param d_out     device output, n elements, 16-byte aligned (may equal `d_in`)
+ * \param n         element count (0 launches nothing)
+ * \param exclusive 1 for exclusive, 0 for inclusive
+ * \param d_temp    chained_temp_bytes(variant, n) bytes
+ */
+static void chained_scan(int variant, const int32_t *d_in, int32_t *d_out, size_t n,
+                         int exclusive, void *d_temp)
+{
+    const size_t chunks = chunk_count(variant, n);
+    if (chunks == 0)
+        return;
+    unsigned long long *d_descriptors = (unsigned long long *)d_temp;
+    unsigned *d_next_chunk = (unsigned *)(d_descriptors + chunks);
+    /* a second operation per call, only to clear: chapter 07 does without it */
+    CUDA_CHECK(cudaMemsetAsync(d_temp, 0, chained_temp_bytes(variant, n), 0));
+    chained_scan_kernel<<<(unsigned)chunks, COARSE_THREADS>>>(
+        d_in, d_out, n, CHUNK_TILES[variant], d_descriptors, d_next_chunk, exclusive);
+    CUDA_CHECK_LAUNCH();
+}
+
+/** The ::gpu_describe_fn: how many links the chain has for each chunk size. */
+static void describe_chain(size_t n, char *line, size_t len)
+{
+    snprintf(line, len,
+             "n = %zu: chunks (links of the chain) %zu / %zu / %zu for chunks of 1 / 16 / 256 "
+             "tiles of %d; memset + 1 kernel launch",
+             n, chunk_count(VARIANT_CHUNK_1, n), chunk_count(VARIANT_CHUNK_16, n),
+             chunk_count(VARIANT_CHUNK_256, n), TILE_ITEMS);
+}
+
+/** The default sweep: one tile, in L2, and beyond the 60 MB L2 of an H200. */
+static const size_t DEFAULT_SIZES[] = {(size_t)1 << 10, (size_t)1 << 16, (size_t)1 << 20,
+                                       (size_t)1 << 24, (size_t)1 << 26, (size_t)1 << 28};
+
+/** Lines printed above the table. */
+static const char *const NOTES[] = {
+    "a chain: every chunk waits for the one before, so time ~ chunks x (one round trip through L2)",
+    "chunk: elements per block and per link of the chain",
+    NULL};
+
+/** \brief Describe the chapter to the shared driver and run it. */
+int main(int argc, char **argv)
+{
+    const gpu_chapter chapter = {
+        {
+            "06_chained_scan",
+            "chained scan: one kernel, each chunk waits for its predecessor's inclusive prefix",
+            VARIANT_NAMES,
+            VARIANT_COUNT,
+            1,
+            0,
+            DEFAULT_SIZES,
+            (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
+            5,
+            SCAN_EXTRA_STRESS,
+        },
+        chained_scan,
+        TILE_ITEMS,
+        3,
+        "chunk",
+        CHUNK_COLUMN,
+        NOTES,
+        chained_temp_bytes,
+        chained_traffic,
+        describe_chain,
+        NULL,
+        NULL,
+    };
+    return gpu_chapter_main(argc, argv, &chapter);
+}
