@@ -256,11 +256,6 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
         snprintf(err, errlen, "--select (stream compaction) is in chapter 07 only; drop it here");
         return EXIT_USAGE;
     }
-    if ((opt->stress != 0) + opt->type_f32 + opt->select + opt->self_test + (opt->input != NULL) > 1) {
-        snprintf(err, errlen, "--self-test, --stress, --type f32, --select and --input are separate "
-                 "modes; give one of them");
-        return EXIT_USAGE;
-    }
     if (opt->output && !opt->input) {
         snprintf(err, errlen,
                  "--output needs --input: it names where to write the scan of the --input file");
@@ -272,6 +267,11 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
     }
     if (opt->input && opt->self_test) {
         snprintf(err, errlen, "--self-test makes its own inputs; drop --input/--output");
+        return EXIT_USAGE;
+    }
+    if ((opt->stress != 0) + opt->type_f32 + opt->select + opt->self_test + (opt->input != NULL) > 1) {
+        snprintf(err, errlen, "--self-test, --stress, --type f32, --select and --input are separate "
+                 "modes; give one of them");
         return EXIT_USAGE;
     }
     return 0;

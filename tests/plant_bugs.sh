@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Plant known bugs in copies of chapters 02-05, build each copy, and report which check catches
+# Plant known bugs in copies of chapters 02-07, build each copy, and report which check catches
 # it: the self-test (up to n = 5000 unless the bug needs larger sizes), and compute-sanitizer
 # memcheck, racecheck and synccheck (up to n = 1100, or the run given). Needs a GPU; the
 # chapters' notes quote its results.
@@ -22,7 +22,7 @@ mutate() { # name file perl-expression variant [self-test args] [sanitizer args 
   echo "$name" | grep -qE "$ONLY" || return 0
   perl -0pe "$expr" "$file" > "$src"
   if cmp -s "$src" "$file"; then echo "$name: MUTATION DID NOT APPLY"; return; fi
-  nvcc -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common "$src" $OBJS -o "$bin" -lgomp 2>"$OUTD/$name.build.log" || { echo "$name: build failed"; return; }
+  nvcc -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common -I bench "$src" $OBJS build/bench/cub_scan.o -o "$bin" -lgomp 2>"$OUTD/$name.build.log" || { echo "$name: build failed"; return; }
   local st; st=$(timeout 300 "$bin" $st_args --variant "$variant" 2>&1 | tail -n 1)
   local line="$name: $st_args -> $st"
   if [ "$tool_args" != skip ]; then
@@ -44,3 +44,9 @@ mutate scratch_unaligned 04_scan_then_fan/scan_then_fan.cu 's/#define SCRATCH_AL
 mutate chunk_no_loop_barrier 05_reduce_then_scan/reduce_then_scan.cu 's/        __syncthreads\(\); \/\* block_scan_tile[^\n]*\n//' reduce-then-scan "--self-test -n 16777217" "-n 2^23 --reps 1"
 mutate chunk_carry_dropped 05_reduce_then_scan/reduce_then_scan.cu 's/        carry \+= aggregate;\n//' reduce-then-scan "--self-test -n 5000" skip
 mutate chunk_carry_dropped_big 05_reduce_then_scan/reduce_then_scan.cu 's/        carry \+= aggregate;\n//' reduce-then-scan "--self-test -n 16777217" skip
+mutate chain_blockidx 06_chained_scan/chained_scan.cu 's/chunk_id = atomicAdd\(next_chunk, 1u\);/chunk_id = blockIdx.x;/' chained-1tile "--stress 100" skip
+mutate chain_split_flag 06_chained_scan/chained_scan.cu 's/    store_descriptor\(&descriptors\[chunk\],\n\s*\(unsigned long long\)TILE_PREFIX << 32 \| \(uint32_t\)\(exclusive \+ aggregate\)\);/    ((volatile unsigned *)&descriptors[chunk])[1] = TILE_PREFIX;\n    ((volatile unsigned *)&descriptors[chunk])[0] = exclusive + aggregate;/' chained-1tile "--stress 100" skip
+mutate lookback_double_count 07_decoupled_lookback/decoupled_lookback.cu 's/const unsigned needed = prefix_lanes \? \(prefix_lanes \^ \(prefix_lanes - 1\)\) : FULL_MASK;/const unsigned needed = FULL_MASK;/' decoupled-lookback "--self-test -n 5000" skip
+mutate lookback_epoch_ignored 07_decoupled_lookback/decoupled_lookback.cu 's/return high >> 2 == epoch \? high & 3u : TILE_INVALID;/return high & 3u;/' decoupled-lookback "--self-test -n 5000" skip
+mutate lookback_ldg 07_decoupled_lookback/decoupled_lookback.cu 's/asm volatile\("ld.relaxed.gpu.global.u64 %0, \[%1\];" : "=l"\(word\) : "l"\(descriptor\) : "memory"\);/word = __ldg(descriptor);/' decoupled-lookback "--stress 20" skip
+mutate tile0_never_publishes 07_decoupled_lookback/decoupled_lookback.cu 's/            store_descriptor\(&descriptors\[0\], pack_descriptor\(TILE_PREFIX, epoch, aggregate\)\);/            ;/' decoupled-lookback "-n 2^20 --reps 1" skip

@@ -66,6 +66,16 @@ first_variant() {
   "$1/run" --help | sed -n 's/.*one of: \([^,]*\),.*/\1/p' | head -n 1
 }
 
+# the extra modes a chapter's --help offers, as words joined by _: the single-pass chapters' stress
+# test (1000 runs per size), chapter 07's float demonstration and stream compaction
+chapter_modes() {
+  local help
+  help=$("$1/run" --help)
+  echo "$help" | grep -q -- "--stress R" && echo "--stress_1000"
+  echo "$help" | grep -q -- "--type f32" && echo "--type_f32"
+  echo "$help" | grep -q -- "--select" && echo "--select"
+}
+
 # the committed figures are exactly what tests/scan_networks.c draws today
 check_figures() {
   local dir status=0 f
@@ -103,12 +113,16 @@ if [ -n "$GPU_REASON" ]; then
   for c in $GPU_CHAPTERS; do
     run_suite "command line ($c, usage)" tests/test_cli.sh "$c/run" "$(first_variant "$c")" usage-only
     skip_suite "$c --self-test" "$GPU_REASON"
+    for mode in $(chapter_modes "$c"); do skip_suite "$c $(echo "$mode" | tr _ ' ')" "$GPU_REASON"; done
   done
 else
   run_suite "cuda helpers" cuda_helper_suite
   for c in $GPU_CHAPTERS; do
     run_suite "command line ($c)" tests/test_cli.sh "$c/run" "$(first_variant "$c")"
     run_suite "$c --self-test" "$c/run" --self-test
+    for mode in $(chapter_modes "$c"); do
+      run_suite "$c $(echo "$mode" | tr _ ' ')" "$c/run" $(echo "$mode" | tr _ ' ')
+    done
   done
 fi
 [ -n "$GPU_CHAPTERS" ] || echo "(no GPU chapters written yet)"

@@ -180,6 +180,27 @@ static void test_cli_bad(void)
     const char *a23[] = {"--exclusive", NULL};
     inclusive_only.supports_exclusive = 0;
     CHECK(parse(&opt, err, &inclusive_only, a23) == EXIT_USAGE && strstr(err, "inclusive scans only"));
+
+    /* the single-pass chapters' modes: refused where a chapter lacks them, checked where it has */
+    const char *a24[] = {"--stress", "10", NULL};
+    CHECK(parse_fails_with("--stress is for the single-pass chapters", a24));
+    const char *a25[] = {"--type", "f32", NULL};
+    CHECK(parse_fails_with("--type f32 is shown in chapter 07 only", a25));
+    const char *a26[] = {"--select", NULL};
+    CHECK(parse_fails_with("--select (stream compaction) is in chapter 07 only", a26));
+    scan_program single_pass = TEST_PROG;
+    single_pass.extras = SCAN_EXTRA_STRESS | SCAN_EXTRA_TYPE | SCAN_EXTRA_SELECT;
+    CHECK(parse(&opt, err, &single_pass, a24) == 0 && opt.stress == 10);
+    CHECK(parse(&opt, err, &single_pass, a25) == 0 && opt.type_f32 == 1);
+    CHECK(parse(&opt, err, &single_pass, a26) == 0 && opt.select == 1);
+    const char *a27[] = {"--stress", "0", NULL};
+    CHECK(parse(&opt, err, &single_pass, a27) == EXIT_USAGE && strstr(err, "--stress"));
+    const char *a28[] = {"--type", "f64", NULL};
+    CHECK(parse(&opt, err, &single_pass, a28) == EXIT_USAGE && strstr(err, "int32 or f32"));
+    const char *a29[] = {"--select", "--self-test", NULL};
+    CHECK(parse(&opt, err, &single_pass, a29) == EXIT_USAGE && strstr(err, "separate modes"));
+    const char *a30[] = {"--type", "int32", NULL};
+    CHECK(parse(&opt, err, &single_pass, a30) == 0 && opt.type_f32 == 0);
 }
 
 /* ---- references, patterns, verification ------------------------------------------------------ */
