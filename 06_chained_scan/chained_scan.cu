@@ -269,7 +269,7 @@ __device__ void store_descriptor(unsigned long long *descriptor, unsigned long l
  * \param spins   this wait's spin count so far (updated)
  * \param since   when this wait began, in ns of %globaltimer (0 until the first look)
  * \param tile    the waiting tile
- * \param waiting the tile it waits for
+ * \param waiting the nearest tile it waits for
  */
 __device__ void watchdog(unsigned *spins, unsigned long long *since, unsigned long long tile,
                          long long waiting)
@@ -281,9 +281,10 @@ __device__ void watchdog(unsigned *spins, unsigned long long *since, unsigned lo
     if (*since == 0) {
         *since = now;
     } else if (now - *since > WATCHDOG_NS) {
-        printf("watchdog: tile %llu waited %.1f s for tile %lld; a tile never published its "
-               "descriptor: stopping the kernel\n",
-               tile, (double)(now - *since) * 1e-9, waiting);
+        if (threadIdx.x % WARP_THREADS == 0) /* one line per waiting warp, not 32 */
+            printf("watchdog: tile %llu waited %.1f s for tile %lld or one before it, which "
+                   "never published its descriptor: stopping the kernel\n",
+                   tile, (double)(now - *since) * 1e-9, waiting);
         __trap();
     }
 }
