@@ -81,8 +81,8 @@ sanitize: all
 docs:
 	@command -v doxygen >/dev/null || { echo "make docs needs doxygen (apt-get install doxygen graphviz)"; exit 2; }
 	@mkdir -p $(BUILD)/docs
-	DOXY_INPUT="README.md docs common tests $(READY)" DOXY_OUTPUT="$(BUILD)/docs" doxygen docs/Doxyfile
-	@# The notes link figures as ../docs/figures/x.svg (right on GitHub); from build/docs/html that
+	DOXY_INPUT="README.md docs common tests bench $(READY)" DOXY_OUTPUT="$(BUILD)/docs" doxygen docs/Doxyfile
+	@# (bench/ holds the baselines chapter 07 links.) The notes link figures as ../docs/figures/x.svg (right on GitHub); from build/docs/html that
 	@# path is build/docs/docs/figures, so the figures go there.
 	@mkdir -p $(BUILD)/docs/docs && rm -rf $(BUILD)/docs/docs/figures && cp -r docs/figures $(BUILD)/docs/docs/
 	@echo "docs: open $(BUILD)/docs/html/index.html"
