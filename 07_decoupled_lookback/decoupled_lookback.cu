@@ -62,9 +62,16 @@
 #define WARP_VECTORS (WARP_THREADS * VECTORS_PER_THREAD)
 /** Warps per block. */
 #define BLOCK_WARPS (BLOCK_THREADS / WARP_THREADS)
-/** Blocks we ask the compiler to fit on one SM: 13 tiles of 16 KB fill 208 of its 228 KB of
-    shared memory (and cap registers at 65536 / (128 · 13) = 39). */
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000)
+/** Blocks we ask the compiler to fit on one SM: 13 tiles of 16 KB fill 208 of an H100/H200 SM's
+    228 KB of shared memory (and cap registers at 65536 / (128 · 13) = 39). For GPUs with 2048
+    threads per SM. */
 #define MIN_BLOCKS_PER_SM 13
+#else
+/** Blocks per SM on GPUs with 1024 (Turing) or 1536 (consumer Ampere, Ada, Blackwell) threads per
+    SM: asking for more is an error. */
+#define MIN_BLOCKS_PER_SM 8
+#endif
 
 /** Descriptor state: nothing published (also: written by an earlier call, or never written). */
 #define TILE_INVALID 0u
@@ -206,7 +213,8 @@ __device__ __forceinline__ uint32_t warp_reduce_op(uint32_t x, int op)
  *
  * Warp w copies the w-th WARP_VECTORS vectors of the tile; each instruction of the warp reads 512
  * consecutive bytes. While the copies fly, the thread holds no registers for them: that is what
- * lets 13 blocks of 16 KB tiles (208 KB per SM) wait on memory at once. A tile cut short by the
+ * lets 13 blocks of 16 KB tiles (208 KB per SM) wait on memory at once. (`cp.async` needs
+ * compute capability 8.0; on Turing the copy goes through registers.) A tile cut short by the
  * end of the array is copied element by element, with 0 past the end: 0 is the identity of both
  * sums (0.0f has the bits of 0), and is not selected by x > 0.
  * \param in         input, 16-byte aligned
@@ -224,11 +232,17 @@ __device__ __forceinline__ void load_tile_async(const int32_t *in, size_t n, siz
         const uint4 *source = (const uint4 *)(in + tile_first);
         for (int v = 0; v < VECTORS_PER_THREAD; ++v) {
             const int k = warp * WARP_VECTORS + v * WARP_THREADS + lane;
+#if __CUDA_ARCH__ >= 800
             const unsigned destination = (unsigned)__cvta_generic_to_shared(&tile[k]);
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
                          : : "r"(destination), "l"(source + k) : "memory");
+#else
+            tile[k] = source[k]; /* Turing (sm_75) has no cp.async: through a register */
+#endif
         }
+#if __CUDA_ARCH__ >= 800
         asm volatile("cp.async.wait_all;" : : : "memory");
+#endif
     } else {
         uint32_t *element = (uint32_t *)tile;
         for (int k = threadIdx.x; k < TILE_ITEMS; k += BLOCK_THREADS)
