@@ -15,6 +15,8 @@ READY_NUMBERS := $(foreach d,$(READY),$(patsubst 0%,%,$(firstword $(subst _, ,$(
 TEST_BIN := $(BUILD)/tests
 HOST_TESTS := $(TEST_BIN)/test_common $(TEST_BIN)/scan_networks
 CUDA_TESTS := $(if $(NVCC),$(TEST_BIN)/cuda_probe $(TEST_BIN)/test_cuda_util)
+# The baselines of make bench: CUB and Thrust through the chapters' driver.
+BASELINES := $(if $(NVCC),$(BUILD)/bench/baselines)
 
 .PHONY: help all common tests test bench sanitize docs figures clean $(READY)
 .DEFAULT_GOAL := help
@@ -24,7 +26,7 @@ help:
 	@echo "  make chapter-N   build chapter N (1-7) and point ./run at it: make chapter-1 && ./run"
 	@echo "  make all         build every chapter that exists, and the tests"
 	@echo "  make test        build all, run host tests and every self-test (GPU suites need a GPU)"
-	@echo "  make bench       every chapter beside CUB, Thrust and memcpy (not written yet)"
+	@echo "  make bench       chapters 04-07 beside CUB, Thrust and memcpy, 2^10 ... 2^30: docs/results/ (GPU)"
 	@echo "  make sanitize    compute-sanitizer memcheck, racecheck, synccheck on the GPU chapters"
 	@echo "  make docs        Doxygen HTML into build/docs/html (warnings are errors)"
 	@echo "  make figures     redraw the figures in docs/figures (from the models in tests/scan_networks.c)"
@@ -36,7 +38,7 @@ help:
 # common/ first, so that chapters built in parallel never compile the same object twice.
 common: $(COMMON_HOST_OBJS) $(if $(NVCC),$(COMMON_CUDA_OBJS))
 
-all: common tests $(READY)
+all: common tests $(READY) $(BASELINES)
 
 $(READY): common
 	$(MAKE) -C $@ all
@@ -67,12 +69,17 @@ $(TEST_BIN)/%: tests/%.cu $(COMMON_HOST_OBJS) $(COMMON_CUDA_OBJS) $(FLAGS_FILE)
 
 -include $(wildcard $(TEST_BIN)/*.d)
 
+$(BUILD)/bench/baselines: $(addprefix $(BUILD)/bench/,baselines.o cub_scan.o thrust_scan.o) \
+                          $(COMMON_HOST_OBJS) $(COMMON_CUDA_OBJS)
+	$(NVCC) $(GENCODE) $^ -o $@ $(LDLIBS)
+
+-include $(wildcard $(BUILD)/bench/*.d)
+
 test: all
 	@CHAPTERS="$(READY)" tests/run_tests.sh
 
-bench:
-	@echo "make bench is not written yet: it comes with the device-wide chapters (04-07) and bench/"
-	@exit 1
+bench: all
+	@CHAPTERS="$(READY)" bench/run_bench.sh
 
 sanitize: all
 	@CHAPTERS="$(READY)" tests/sanitize.sh

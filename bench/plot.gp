@@ -1,0 +1,26 @@
+# Plots of make bench (called by bench/run_bench.sh, which sets: data, blocks, gpu, cuda, day,
+# bandwidth, latency, latency_max). data holds one block per series: a header line with its
+# name, then "log2(n) time_us GB/s" rows. Block 0 is memcpy, drawn as the ceiling.
+set terminal svg size 980,600 dynamic font "DejaVu Sans,12" background rgb "white"
+set logscale x 2
+set format x "2^{%L}"
+set xlabel "n (int32 elements)"
+set grid
+set key outside right top
+set pointsize 0.7
+
+set output bandwidth
+set title sprintf("Scan throughput on %s, CUDA %s, %s\nGB/s = 2 · 4 · n bytes / median time; memcpy of the same n is the ceiling", gpu, cuda, day)
+set ylabel "GB/s"
+set yrange [0:*]
+plot data index 0 using (2**$1):3 with lines dashtype 2 linewidth 2 linecolor rgb "black" title columnheader(1), \
+     for [i=1:blocks-1] data index i using (2**$1):3 with linespoints linewidth 1.5 title columnheader(1)
+
+set output latency
+set title sprintf("Scan time at small n on %s, CUDA %s, %s\nmedian of event-timed calls: launch and latency, not bandwidth", gpu, cuda, day)
+set ylabel "time per call (µs)"
+set logscale y 10
+set yrange [*:*]
+set xrange [*:2**latency_max]
+plot data index 0 using (2**$1):2 with lines dashtype 2 linewidth 2 linecolor rgb "black" title columnheader(1), \
+     for [i=1:blocks-1] data index i using (2**$1):2 with linespoints linewidth 1.5 title columnheader(1)

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The driver behind `make bench` (CONVENTIONS §6): the baselines (memcpy, CUB inclusive and
+# exclusive, Thrust inclusive) and every device-wide chapter (04-07) over n = 2^10 … 2^30, each
+# program with --csv, on one GPU in one run. Every row was verified by the program that printed it.
+# Writes, for GPU "NVIDIA H200" on date D:
+#   docs/results/nvidia_h200.csv        every row: gpu, cuda, date, program, n, variant, times, check
+#   docs/results/nvidia_h200.md         GB/s per size and series (a Markdown table)
+#   docs/results/nvidia_h200_bandwidth.svg   GB/s against n, memcpy as the ceiling
+#   docs/results/nvidia_h200_latency.svg     time against n up to 2^20 (latency)
+# Environment: BENCH_MIN_LOG2 (10), BENCH_MAX_LOG2 (30), BENCH_STEP (2), BENCH_REPS (10),
+# BENCH_OUT (docs/results). Progress goes to stderr, one line per size and program.
+set -u
+cd "$(dirname "$0")/.."
+MIN=${BENCH_MIN_LOG2:-10} MAX=${BENCH_MAX_LOG2:-30} STEP=${BENCH_STEP:-2} REPS=${BENCH_REPS:-10}
+OUTDIR=${BENCH_OUT:-docs/results}
+
+. tests/gpu_env.sh
+if [ -n "$GPU_REASON" ]; then
+  echo "make bench needs a CUDA GPU: $GPU_REASON" >&2
+  exit 2
+fi
+
+# program label, command: what runs, in this order (the label names the series in table and plots)
+PROGRAMS=(
+  "baselines|build/bench/baselines"
+  "baselines-exclusive|build/bench/baselines --exclusive --variant cub"
+  "04|04_scan_then_fan/run"
+  "05|05_reduce_then_scan/run"
+  "06|06_chained_scan/run"
+  "07|07_decoupled_lookback/run --variant decoupled-lookback"
+)
+
+device_line=$(build/bench/baselines -n 0 --reps 1 | head -n 1)  # "GPU: NAME, compute capability …"
+gpu=$(echo "$device_line" | sed -n 's/^\(# \)\{0,1\}GPU: \([^,]*\),.*/\2/p')
+cuda=$(echo "$device_line" | sed -n 's/.*CUDA runtime \([0-9.]*\).*/\1/p')
+day=$(date -u +%Y-%m-%d)
+slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9\n' '_')
+[ -n "$gpu" ] || { echo "make bench: could not read the GPU name from: $device_line" >&2; exit 3; }
+mkdir -p "$OUTDIR"
+csv="$OUTDIR/$slug.csv"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# rows go to $csv.partial as they come, so that an interrupted run keeps what it measured
+echo "gpu,cuda,date,program,n,log2_n,variant,time_us,gb_per_s,pct_memcpy,check" > "$csv.partial"
+echo "bench: $gpu, CUDA $cuda, $day; n = 2^$MIN … 2^$MAX, median of $REPS runs" >&2
+
+status=0
+declare -A too_big
+for ((k = MIN; k <= MAX; k += STEP)); do
+  for p in "${PROGRAMS[@]}"; do
+    label=${p%%|*} cmd=${p#*|}
+    [ -z "${too_big[$label]:-}" ] || continue
+    start=$(date +%s)
+    $cmd --csv -n "2^$k" --reps "$REPS" > "$tmp/out.csv" 2> "$tmp/err.txt"
+    rc=$?
+    if [ "$rc" -eq 3 ] && grep -qi "memory" "$tmp/err.txt"; then
+      echo "bench: 2^$k $label: not enough memory; larger sizes skipped for it" >&2
+      too_big[$label]=1
+      continue
+    fi
+    if [ "$rc" -ne 0 ]; then
+      echo "bench: 2^$k $label FAILED (exit $rc):" >&2
+      sed 's/^/  /' "$tmp/err.txt" >&2
+      grep -i "wrong" "$tmp/out.csv" | head -n 3 >&2
+      status=1
+      continue
+    fi
+    # columns by name, since chapters add their own (traffic, chunk)
+    awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v prog="$label" -v k="$k" '
+      /^#/ { next }
+      !header { for (i = 1; i <= NF; ++i) col[$i] = i; header = 1; next }
+      { printf "%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s\n", gpu, cuda, day, prog, $col["n"], k,
+               $col["variant"], $col["time_us"], $col["GB/s"], $col["pct_memcpy"], $col["check"] }
+    ' "$tmp/out.csv" >> "$csv.partial"
+    echo "bench: 2^$k $label done in $(( $(date +%s) - start )) s" >&2
+  done
+done
+mv "$csv.partial" "$csv"
+
+# the series: memcpy from the baselines' run; every other row by program and variant
+series() {
+  awk -F, 'NR > 1 {
+    name = ($4 ~ /^baselines/ ? "" : "ch" $4 " ") $7 ($4 == "baselines-exclusive" ? " exclusive" : "")
+    if ($7 == "memcpy") { if ($4 != "baselines") next; name = "memcpy" }
+    print name "," $6 "," $8 "," $9
+  }' "$csv"
+}
+series > "$tmp/series.csv"
+
+# Markdown table: GB/s, one row per size, one column per series (in order of appearance)
+md="$OUTDIR/$slug.md"
+awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v reps="$REPS" '
+  { if (!($1 in seen)) { seen[$1] = 1; names[++ns] = $1 }
+    if (!($2 in seenk)) { seenk[$2] = 1; ks[++nk] = $2 }
+    v[$1, $2] = $4 }
+  END {
+    printf "# Scan throughput on %s\n\n", gpu
+    printf "GB/s = 2 x n x 4 bytes / median time of %d runs (read n, write n); every run verified. ", reps
+    printf "CUDA %s, measured %s by `make bench` (bench/run_bench.sh); do not edit by hand.\n\n", cuda, day
+    printf "| n |"; for (i = 1; i <= ns; ++i) printf " %s |", names[i]; printf "\n|---|"
+    for (i = 1; i <= ns; ++i) printf "---|"; printf "\n"
+    for (j = 1; j <= nk; ++j) {
+      printf "| 2^%s |", ks[j]
+      for (i = 1; i <= ns; ++i) printf " %s |", ((names[i], ks[j]) in v) ? v[names[i], ks[j]] : "-"
+      printf "\n"
+    }
+  }' "$tmp/series.csv" > "$md"
+
+# gnuplot data: one block per series, its name first
+awk -F, '{ if (!($1 in seen)) { seen[$1] = ++ns; names[ns] = $1 } rows[seen[$1]] = rows[seen[$1]] $2 " " $3 " " $4 "\n" }
+  END { for (i = 1; i <= ns; ++i) printf "\"%s\" \"%s\" \"%s\"\n%s\n\n", names[i], names[i], names[i], rows[i] }' \
+  "$tmp/series.csv" > "$tmp/series.dat"
+count=$(awk -F, '!seen[$1]++' "$tmp/series.csv" | wc -l)
+if command -v gnuplot >/dev/null; then
+  gnuplot -e "data='$tmp/series.dat'; blocks=$count; gpu='$gpu'; cuda='$cuda'; day='$day'; \
+              bandwidth='$OUTDIR/${slug}_bandwidth.svg'; latency='$OUTDIR/${slug}_latency.svg'; \
+              latency_max=20" bench/plot.gp || status=1
+else
+  echo "bench: gnuplot not found (apt-get install gnuplot-nox): no plots written" >&2
+  status=1
+fi
+echo "bench: wrote $csv, $md and the plots in $OUTDIR" >&2
+cat "$md"
+exit $status
