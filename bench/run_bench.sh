@@ -9,73 +9,86 @@
 #   docs/results/nvidia_h200_latency.svg     time against n up to 2^20 (latency)
 # Environment: BENCH_MIN_LOG2 (10), BENCH_MAX_LOG2 (30), BENCH_STEP (2), BENCH_REPS (10),
 # BENCH_OUT (docs/results). Progress goes to stderr, one line per size and program.
+#   bench/run_bench.sh --from CSV    redraw the table and plots from a CSV this script wrote
+#                                    (no GPU needed: e.g. where the GPU machine has no gnuplot)
 set -u
 cd "$(dirname "$0")/.."
 MIN=${BENCH_MIN_LOG2:-10} MAX=${BENCH_MAX_LOG2:-30} STEP=${BENCH_STEP:-2} REPS=${BENCH_REPS:-10}
 OUTDIR=${BENCH_OUT:-docs/results}
 
-. tests/gpu_env.sh
-if [ -n "$GPU_REASON" ]; then
-  echo "make bench needs a CUDA GPU: $GPU_REASON" >&2
-  exit 2
-fi
+if [ "${1:-}" = --from ]; then
+  csv=${2:?"usage: bench/run_bench.sh --from CSV"}
+  [ -r "$csv" ] || { echo "make bench: cannot read $csv" >&2; exit 2; }
+  IFS=, read -r gpu cuda day _ _ _ _ _ _ _ _ REPS < <(sed -n 2p "$csv")
+  slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9\n' '_')
+  OUTDIR=$(dirname "$csv")
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  status=0
+else
+  . tests/gpu_env.sh
+  if [ -n "$GPU_REASON" ]; then
+    echo "make bench needs a CUDA GPU: $GPU_REASON" >&2
+    exit 2
+  fi
 
-# program label, command: what runs, in this order (the label names the series in table and plots)
-PROGRAMS=(
-  "baselines|build/bench/baselines"
-  "baselines-exclusive|build/bench/baselines --exclusive --variant cub"
-  "04|04_scan_then_fan/run"
-  "05|05_reduce_then_scan/run"
-  "06|06_chained_scan/run"
-  "07|07_decoupled_lookback/run --variant decoupled-lookback"
-)
+  # program label, command: what runs, in this order (the label names the series in table and plots)
+  PROGRAMS=(
+    "baselines|build/bench/baselines"
+    "baselines-exclusive|build/bench/baselines --exclusive --variant cub"
+    "04|04_scan_then_fan/run"
+    "05|05_reduce_then_scan/run"
+    "06|06_chained_scan/run"
+    "07|07_decoupled_lookback/run --variant decoupled-lookback"
+  )
 
-device_line=$(build/bench/baselines -n 0 --reps 1 | head -n 1)  # "GPU: NAME, compute capability …"
-gpu=$(echo "$device_line" | sed -n 's/^\(# \)\{0,1\}GPU: \([^,]*\),.*/\2/p')
-cuda=$(echo "$device_line" | sed -n 's/.*CUDA runtime \([0-9.]*\).*/\1/p')
-day=$(date -u +%Y-%m-%d)
-slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9\n' '_')
-[ -n "$gpu" ] || { echo "make bench: could not read the GPU name from: $device_line" >&2; exit 3; }
-mkdir -p "$OUTDIR"
-csv="$OUTDIR/$slug.csv"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# rows go to $csv.partial as they come, so that an interrupted run keeps what it measured
-echo "gpu,cuda,date,program,n,log2_n,variant,time_us,gb_per_s,pct_memcpy,check" > "$csv.partial"
-echo "bench: $gpu, CUDA $cuda, $day; n = 2^$MIN … 2^$MAX, median of $REPS runs" >&2
+  device_line=$(build/bench/baselines -n 0 --reps 1 | head -n 1)  # "GPU: NAME, compute capability …"
+  gpu=$(echo "$device_line" | sed -n 's/^\(# \)\{0,1\}GPU: \([^,]*\),.*/\2/p')
+  cuda=$(echo "$device_line" | sed -n 's/.*CUDA runtime \([0-9.]*\).*/\1/p')
+  day=$(date -u +%Y-%m-%d)
+  slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9\n' '_')
+  [ -n "$gpu" ] || { echo "make bench: could not read the GPU name from: $device_line" >&2; exit 3; }
+  mkdir -p "$OUTDIR"
+  csv="$OUTDIR/$slug.csv"
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  # rows go to $csv.partial as they come, so that an interrupted run keeps what it measured
+  echo "gpu,cuda,date,program,n,log2_n,variant,time_us,gb_per_s,pct_memcpy,check,reps" > "$csv.partial"
+  echo "bench: $gpu, CUDA $cuda, $day; n = 2^$MIN … 2^$MAX, median of $REPS runs" >&2
 
-status=0
-declare -A too_big
-for ((k = MIN; k <= MAX; k += STEP)); do
-  for p in "${PROGRAMS[@]}"; do
-    label=${p%%|*} cmd=${p#*|}
-    [ -z "${too_big[$label]:-}" ] || continue
-    start=$(date +%s)
-    $cmd --csv -n "2^$k" --reps "$REPS" > "$tmp/out.csv" 2> "$tmp/err.txt"
-    rc=$?
-    if [ "$rc" -eq 3 ] && grep -qi "memory" "$tmp/err.txt"; then
-      echo "bench: 2^$k $label: not enough memory; larger sizes skipped for it" >&2
-      too_big[$label]=1
-      continue
-    fi
-    if [ "$rc" -ne 0 ]; then
-      echo "bench: 2^$k $label FAILED (exit $rc):" >&2
-      sed 's/^/  /' "$tmp/err.txt" >&2
-      grep -i "wrong" "$tmp/out.csv" | head -n 3 >&2
-      status=1
-      continue
-    fi
-    # columns by name, since chapters add their own (traffic, chunk)
-    awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v prog="$label" -v k="$k" '
-      /^#/ { next }
-      !header { for (i = 1; i <= NF; ++i) col[$i] = i; header = 1; next }
-      { printf "%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s\n", gpu, cuda, day, prog, $col["n"], k,
-               $col["variant"], $col["time_us"], $col["GB/s"], $col["pct_memcpy"], $col["check"] }
-    ' "$tmp/out.csv" >> "$csv.partial"
-    echo "bench: 2^$k $label done in $(( $(date +%s) - start )) s" >&2
+  status=0
+  declare -A too_big
+  for ((k = MIN; k <= MAX; k += STEP)); do
+    for p in "${PROGRAMS[@]}"; do
+      label=${p%%|*} cmd=${p#*|}
+      [ -z "${too_big[$label]:-}" ] || continue
+      start=$(date +%s)
+      $cmd --csv -n "2^$k" --reps "$REPS" > "$tmp/out.csv" 2> "$tmp/err.txt"
+      rc=$?
+      if [ "$rc" -eq 3 ] && grep -qi "memory" "$tmp/err.txt"; then
+        echo "bench: 2^$k $label: not enough memory; larger sizes skipped for it" >&2
+        too_big[$label]=1
+        continue
+      fi
+      if [ "$rc" -ne 0 ]; then
+        echo "bench: 2^$k $label FAILED (exit $rc):" >&2
+        sed 's/^/  /' "$tmp/err.txt" >&2
+        grep -i "wrong" "$tmp/out.csv" | head -n 3 >&2
+        status=1
+        continue
+      fi
+      # columns by name, since chapters add their own (traffic, chunk)
+      awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v prog="$label" -v k="$k" -v reps="$REPS" '
+        /^#/ { next }
+        !header { for (i = 1; i <= NF; ++i) col[$i] = i; header = 1; next }
+        { printf "%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", gpu, cuda, day, prog, $col["n"], k,
+                 $col["variant"], $col["time_us"], $col["GB/s"], $col["pct_memcpy"], $col["check"], reps }
+      ' "$tmp/out.csv" >> "$csv.partial"
+      echo "bench: 2^$k $label done in $(( $(date +%s) - start )) s" >&2
+    done
   done
-done
-mv "$csv.partial" "$csv"
+  mv "$csv.partial" "$csv"
+fi
 
 # the series: memcpy from the baselines' run; every other row by program and variant
 series() {
