@@ -8,13 +8,24 @@ set xlabel "n (int32 elements)"
 set grid
 set key outside right top
 set pointsize 0.7
+# nine colours that stay apart (after Okabe & Ito, plus grey and dark red); memcpy is drawn black
+set linetype 1 linecolor rgb "#0072B2"
+set linetype 2 linecolor rgb "#56B4E9"
+set linetype 3 linecolor rgb "#E69F00"
+set linetype 4 linecolor rgb "#F0E442"
+set linetype 5 linecolor rgb "#009E73"
+set linetype 6 linecolor rgb "#D55E00"
+set linetype 7 linecolor rgb "#999999"
+set linetype 8 linecolor rgb "#CC79A7"
+set linetype 9 linecolor rgb "#8B0000"
+set linetype cycle 9
 
 set output bandwidth
 set title sprintf("Scan throughput on %s, CUDA %s, %s\nGB/s = 2 · 4 · n bytes / median time; memcpy of the same n is the ceiling", gpu, cuda, day)
 set ylabel "GB/s"
 set yrange [0:*]
 plot data index 0 using (2**$1):3 with lines dashtype 2 linewidth 2 linecolor rgb "black" title columnheader(1), \
-     for [i=1:blocks-1] data index i using (2**$1):3 with linespoints linewidth 1.5 title columnheader(1)
+     for [i=1:blocks-1] data index i using (2**$1):3 with linespoints linetype i linewidth 1.5 title columnheader(1)
 
 set output latency
 set title sprintf("Scan time at small n on %s, CUDA %s, %s\nmedian of event-timed calls: launch and latency, not bandwidth", gpu, cuda, day)
@@ -23,4 +34,4 @@ set logscale y 10
 set yrange [*:*]
 set xrange [*:2**latency_max]
 plot data index 0 using (2**$1):2 with lines dashtype 2 linewidth 2 linecolor rgb "black" title columnheader(1), \
-     for [i=1:blocks-1] data index i using (2**$1):2 with linespoints linewidth 1.5 title columnheader(1)
+     for [i=1:blocks-1] data index i using (2**$1):2 with linespoints linetype i linewidth 1.5 title columnheader(1)

@@ -124,14 +124,60 @@ awk -F, '{ if (!($1 in seen)) { seen[$1] = ++ns; names[ns] = $1 } rows[seen[$1]]
   END { for (i = 1; i <= ns; ++i) printf "\"%s\" \"%s\" \"%s\"\n%s\n\n", names[i], names[i], names[i], rows[i] }' \
   "$tmp/series.csv" > "$tmp/series.dat"
 count=$(awk -F, '!seen[$1]++' "$tmp/series.csv" | wc -l)
+plots="and the plots in $OUTDIR"
 if command -v gnuplot >/dev/null; then
   gnuplot -e "data='$tmp/series.dat'; blocks=$count; gpu='$gpu'; cuda='$cuda'; day='$day'; \
               bandwidth='$OUTDIR/${slug}_bandwidth.svg'; latency='$OUTDIR/${slug}_latency.svg'; \
               latency_max=20" bench/plot.gp || status=1
 else
-  echo "bench: gnuplot not found (apt-get install gnuplot-nox): no plots written" >&2
+  echo "bench: gnuplot not found (apt-get install gnuplot-nox): no plots written; draw them" \
+       "where gnuplot is with: bench/run_bench.sh --from $csv" >&2
+  plots="(no plots)"
   status=1
 fi
-echo "bench: wrote $csv, $md and the plots in $OUTDIR" >&2
+# Quote the results where people read them: between the markers
+#   <!-- bench:begin SELECTOR -->  …  <!-- bench:end -->
+# in README.md (SELECTOR "all") and in each chapter's notes (SELECTOR "chNN", and more series
+# names if wanted: "ch07 cub"), a table is
+# regenerated from this CSV: GB/s and % of memcpy at the largest sizes, time at 2^16.
+snippet() { # selector
+  awk -F, -v sel="$1" -v gpu="$gpu" -v cuda="$cuda" -v day="$day" '
+    { if (!($1 in seen)) { seen[$1] = 1; names[++ns] = $1 }
+      t[$1, $2] = $3; g[$1, $2] = $4; if ($2 > kmax) kmax = $2 }
+    END {
+      k1 = 24; k2 = 28; k3 = kmax
+      printf "Measured by `make bench` on %s, CUDA %s, %s (docs/results/; regenerated, not typed):\n\n", gpu, cuda, day
+      printf "| series | µs at 2^16 | GB/s at 2^%d | GB/s at 2^%d (%% of memcpy) | GB/s at 2^%d (%% of memcpy) |\n", k1, k2, k3
+      printf "|---|---|---|---|---|\n"
+      for (i = 1; i <= ns; ++i) {
+        n = names[i]
+        if (sel != "all" && n != "memcpy") {
+          keep = 0; nw = split(sel, word, " ")
+          for (w = 1; w <= nw; ++w) keep = keep || n == word[w] || index(n, word[w] " ") == 1
+          if (!keep) continue
+        }
+        printf "| %s | %s | %s | %s (%.1f %%) | %s (%.1f %%) |\n", n, t[n, 16], g[n, k1],
+               g[n, k2], 100 * g[n, k2] / g["memcpy", k2], g[n, k3], 100 * g[n, k3] / g["memcpy", k3]
+      }
+    }' "$tmp/series.csv"
+}
+splice() { # file selector
+  local file=$1 sel=$2
+  grep -q "<!-- bench:begin $sel -->" "$file" 2>/dev/null || return 0
+  snippet "$sel" > "$tmp/snippet.md"
+  awk -v sel="$sel" -v snip="$tmp/snippet.md" '
+    $0 == "<!-- bench:begin " sel " -->" { print; while ((getline line < snip) > 0) print line; skip = 1; next }
+    skip && $0 == "<!-- bench:end -->" { skip = 0 }
+    !skip { print }' "$file" > "$tmp/spliced" && cat "$tmp/spliced" > "$file"
+  echo "bench: quoted the results in $file" >&2
+}
+if [ "$OUTDIR" = docs/results ]; then
+  splice README.md all
+  for c in 04_scan_then_fan 05_reduce_then_scan 06_chained_scan 07_decoupled_lookback; do
+    sel=$(sed -n "s/^<!-- bench:begin \(ch${c%%_*}[^>]*\) -->$/\1/p" "$c/README.md" | head -n 1)
+    [ -z "$sel" ] || splice "$c/README.md" "$sel"
+  done
+fi
+echo "bench: wrote $csv, $md $plots" >&2
 cat "$md"
 exit $status
