@@ -91,7 +91,8 @@ docs:
 	DOXY_INPUT="README.md docs common tests bench $(READY)" DOXY_OUTPUT="$(BUILD)/docs" doxygen docs/Doxyfile
 	@# (bench/ holds the baselines chapter 07 links.) The notes link figures as ../docs/figures/x.svg (right on GitHub); from build/docs/html that
 	@# path is build/docs/docs/figures, so the figures go there.
-	@mkdir -p $(BUILD)/docs/docs && rm -rf $(BUILD)/docs/docs/figures && cp -r docs/figures $(BUILD)/docs/docs/
+	@mkdir -p $(BUILD)/docs/docs && rm -rf $(BUILD)/docs/docs/figures $(BUILD)/docs/docs/results && \
+	  cp -r docs/figures $(BUILD)/docs/docs/ && { [ ! -d docs/results ] || cp -r docs/results $(BUILD)/docs/docs/; }
 	@echo "docs: open $(BUILD)/docs/html/index.html"
 
 # The figures are committed; make test checks that they match what the model draws.

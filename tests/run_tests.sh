@@ -92,10 +92,35 @@ check_figures() {
   return $status
 }
 
+# the committed results table, and the tables quoted in README.md and the chapters' notes, are
+# exactly what bench/run_bench.sh makes of the committed CSV: nobody edited a number by hand
+check_results() {
+  local dir status=0 f csv
+  dir=$(mktemp -d)
+  mkdir -p "$dir/bench" "$dir/docs/results"
+  cp bench/run_bench.sh bench/plot.gp "$dir/bench/"
+  cp README.md "$dir/"
+  for f in [0-9][0-9]_*/README.md; do mkdir -p "$dir/$(dirname "$f")"; cp "$f" "$dir/$f"; done
+  cp docs/results/*.csv "$dir/docs/results/" 2>/dev/null || { echo "no results in docs/results yet"; rm -rf "$dir"; return 0; }
+  for csv in "$dir"/docs/results/*.csv; do
+    (cd "$dir" && bench/run_bench.sh --from "docs/results/$(basename "$csv")") >/dev/null 2>&1
+  done
+  for f in docs/results/*.md README.md [0-9][0-9]_*/README.md; do
+    if ! cmp -s "$f" "$dir/$f"; then
+      echo "$f differs from what bench/run_bench.sh --from makes of docs/results: run it and commit"
+      status=1
+    fi
+  done
+  [ "$status" -eq 0 ] && echo "results tables match docs/results/*.csv: $(ls docs/results/*.csv | wc -l) GPU(s)"
+  rm -rf "$dir"
+  return $status
+}
+
 echo "== host suites"
 run_suite "host unit tests" build/tests/test_common
 run_suite "scan networks" build/tests/scan_networks
 run_suite "figures up to date" check_figures
+run_suite "results tables up to date" check_results
 run_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run serial
 run_suite "\\file blocks" check_file_blocks
 run_suite "carried-over helpers unchanged" tests/check_carried.sh $CHAPTERS
