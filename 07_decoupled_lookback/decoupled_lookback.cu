@@ -163,7 +163,7 @@ __device__ void watchdog(unsigned *spins, unsigned long long *since, unsigned lo
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* The tile in registers, for any of the operators                                              */
+/* The tile in shared memory, for any of the operators                                         */
 /* ------------------------------------------------------------------------------------------ */
 
 /** The tile counter: the next tile id to hand out. Zero when the module loads, and put back to

@@ -13,7 +13,8 @@
 extern "C" {
 #endif
 
-/** \brief Device scratch CUB asks for to scan n elements (inclusive or exclusive), in bytes. */
+/** \brief Device scratch CUB asks for to scan n elements (inclusive or exclusive), in bytes
+           (asked once per n and kind, then remembered). */
 size_t cub_scan_temp_bytes(size_t n, int exclusive);
 
 /**
