@@ -319,8 +319,8 @@ __device__ uint32_t wait_and_publish(unsigned long long *descriptors, unsigned l
  * \brief The chained scan: draw a chunk number, reduce the chunk, wait for the predecessor's
  *        prefix and publish this one, scan the chunk seeded with it.
  *
- * The chunk is read twice, as in chapter 05 (the second read mostly from L2, which still holds
- * it); with one tile per chunk the second read hits the L1 cache.
+ * The chunk is read twice, as in chapter 05; the second read can be served by L2 (or, for a
+ * one-tile chunk read moments before, by L1), which the traffic model does not count.
  * \param in              input, n elements, 16-byte aligned
  * \param out             output, n elements, 16-byte aligned (may be `in`: a block reads each
  *                        element before writing it, and only its own)
@@ -388,8 +388,8 @@ static size_t chained_temp_bytes(int variant, size_t n)
 
 /**
  * \brief The ::gpu_traffic_fn: the chunk is read twice and written once (3n), plus a
- *        descriptor written and read per chunk (the second read of a one-tile chunk is served
- *        by L1, so that variant moves nearer 2n).
+ *        descriptor written and read per chunk. Caches may serve part of the second read, so
+ *        the real DRAM traffic can be nearer 2n.
  */
 static double chained_traffic(int variant, size_t n)
 {
