@@ -18,7 +18,8 @@
  *
  * The same file checks the bank arithmetic behind chapter 03's CONFLICT_FREE_INDEX: for the
  * shared-memory access patterns of its block scans, how many different words of one bank a warp
- * asks for at once, with and without the padding.
+ * asks for at once, with and without the padding; models chapters 04 and 05's decompositions;
+ * and runs chapter 07's look-back under random interleavings of its tiles.
  */
 #include "check.h"
 
@@ -453,6 +454,117 @@ static void test_decompositions(void)
     CHECK(chunks_bad == 0);
 }
 
+/* ---- chapter 07: the look-back, under random interleavings --------------------------------- */
+
+/** Most tiles of a look-back model run. */
+#define LB_MAX_TILES 64
+/** Descriptor states, as in chapter 07. */
+enum { LB_INVALID, LB_AGGREGATE, LB_PREFIX };
+/** What a model tile is doing. */
+enum { LB_LOADING, LB_LOOKING, LB_DONE };
+
+/** The next number of a 64-bit LCG. */
+static uint32_t lb_random(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*state >> 33);
+}
+
+/**
+ * Chapter 07's look-back run by `tiles` model tiles whose steps interleave at random: a tile
+ * publishes its aggregate (tile 0: its prefix) when its load ends, then reads a window of `window`
+ * predecessors at a time (one snapshot of the descriptors per read, as one warp's loads), and adds
+ * the values up to the nearest TILE_PREFIX, or, with `double_count`, the whole window (the bug).
+ * Writes each tile's exclusive prefix; returns the steps taken, or -1 if it did not finish.
+ */
+static int model_look_back(const uint32_t *aggregate, int tiles, int window, int double_count,
+                           uint64_t *rng, uint32_t *exclusive)
+{
+    int state[LB_MAX_TILES], phase[LB_MAX_TILES], window_last[LB_MAX_TILES];
+    uint32_t value[LB_MAX_TILES];
+    int done = 0, steps = 0;
+    for (int t = 0; t < tiles; ++t) {
+        state[t] = LB_INVALID;
+        phase[t] = LB_LOADING;
+        window_last[t] = t - 1;
+        exclusive[t] = 0;
+    }
+    while (done < tiles && steps < 1000000) {
+        const int t = (int)(lb_random(rng) % (uint32_t)tiles);
+        ++steps;
+        if (phase[t] == LB_LOADING) {
+            state[t] = t == 0 ? LB_PREFIX : LB_AGGREGATE;
+            value[t] = aggregate[t];
+            phase[t] = t == 0 ? LB_DONE : LB_LOOKING;
+            done += t == 0;
+        } else if (phase[t] == LB_LOOKING) {
+            int nearest = -1, ready = 1;
+            uint32_t sum = 0;
+            for (int lane = 0; lane < window && nearest < 0; ++lane) {
+                const int p = window_last[t] - lane;
+                const int st = p >= 0 ? state[p] : LB_PREFIX;
+                if (st == LB_INVALID)
+                    ready = 0;
+                if (st == LB_PREFIX)
+                    nearest = lane;
+            }
+            if (!ready)
+                continue; /* a needed predecessor has not published: read again later */
+            const int last_lane = nearest >= 0 && !double_count ? nearest : window - 1;
+            for (int lane = 0; lane <= last_lane; ++lane) {
+                const int p = window_last[t] - lane;
+                sum += p >= 0 ? value[p] : 0;
+            }
+            exclusive[t] += sum;
+            if (nearest >= 0) {
+                state[t] = LB_PREFIX;
+                value[t] = exclusive[t] + aggregate[t];
+                phase[t] = LB_DONE;
+                ++done;
+            } else {
+                window_last[t] -= window;
+            }
+        }
+    }
+    return done == tiles ? steps : -1;
+}
+
+/** The look-back model gives every tile its exclusive prefix, whatever the interleaving, and
+    always finishes; and the double-counting bug is caught. */
+static void test_look_back(void)
+{
+    uint32_t aggregate[LB_MAX_TILES], exclusive[LB_MAX_TILES];
+    uint64_t rng = 0x0707ull;
+    int wrong = 0, stuck = 0, runs = 0, bug_caught = 0;
+    for (int tiles = 1; tiles <= LB_MAX_TILES; ++tiles)
+        for (int window = 1; window <= 5; ++window)
+            for (int repeat = 0; repeat < 20; ++repeat) {
+                for (int t = 0; t < tiles; ++t)
+                    aggregate[t] = lb_random(&rng) * 2654435761u;
+                for (int bug = 0; bug < 2; ++bug) {
+                    const int steps = model_look_back(aggregate, tiles, window, bug, &rng, exclusive);
+                    uint32_t sum = 0;
+                    int bad = 0;
+                    for (int t = 0; t < tiles; ++t) {
+                        bad += exclusive[t] != sum;
+                        sum += aggregate[t];
+                    }
+                    if (bug) {
+                        bug_caught += bad > 0;
+                    } else {
+                        ++runs;
+                        stuck += steps < 0;
+                        wrong += bad > 0;
+                    }
+                }
+            }
+    CHECK(stuck == 0);
+    CHECK(wrong == 0);
+    CHECK(runs == LB_MAX_TILES * 5 * 20);
+    /* the model must be able to fail: adding past the nearest prefix is caught, often */
+    CHECK(bug_caught > runs / 4);
+}
+
 /* ---- output -------------------------------------------------------------------------------- */
 
 /** `--table`: depth and size at n = 16, and the bank conflicts of chapter 03's patterns. */
@@ -724,6 +836,7 @@ int main(int argc, char **argv)
     test_planted_bugs();
     test_banks();
     test_decompositions();
+    test_look_back();
     printf("scan networks: %d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }
