@@ -20,8 +20,8 @@
  *  - big tiles (4096 elements), so that fewer tiles have to pass the prefix along;
  *  - many bytes in flight per SM while tiles wait for their predecessors: the tile is copied into
  *    shared memory with `cp.async`, which holds no registers, so 13 tiles (208 KB) fit one SM;
- *  - DRAM traffic that does not wait with them: each block asks L2 to fetch the tile 256 ahead
- *    of its own (`prefetch.global.L2`), so the copy into shared memory finds its tile in L2;
+ *  - DRAM reads started early: each block asks L2 to fetch the tile 256 ahead of its own
+ *    (`prefetch.global.L2`), so the copy into shared memory finds its tile in L2;
  *  - one launch per call: the descriptors carry a per-call *epoch*, so that an earlier call's
  *    descriptors read as `TILE_INVALID` and no kernel has to clear them first, and the tile
  *    counter puts itself back to zero;
@@ -263,10 +263,9 @@ __device__ __forceinline__ void load_tile_async(const int32_t *in, size_t n, siz
  *
  * `prefetch.global.L2` holds no register, no shared memory and no place in the block's wait: the
  * bytes travel from DRAM while this block scans and looks back. When that tile's block starts,
- * its `cp.async` finds the tile in L2. So the DRAM traffic in flight no longer depends on how
- * many tiles wait in their look-back, holding their shared memory (the notes measure it: 74 % of
- * memcpy without, 86 % with). A prefetch is only a hint: it changes no result, and lines past
- * the end of the input are not named.
+ * its `cp.async` finds the tile in L2, so its copy is shorter, and so are the waits of the tiles
+ * after it (the notes measure it: 74 % of memcpy without, 86 % with). A prefetch is only a hint:
+ * it changes no result, and lines past the end of the input are not named.
  * \param in         input
  * \param n          element count
  * \param tile_first index of this tile's first element
