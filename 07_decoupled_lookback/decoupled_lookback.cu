@@ -280,14 +280,6 @@ __device__ __forceinline__ void prefetch_tile_l2(const int32_t *in, size_t n, si
             asm volatile("prefetch.global.L2 [%0];" : : "l"(in + first + k));
 }
 
-/** The value `op` scans in place of x: x itself, or with OP_SELECT the flag x > 0. */
-__device__ __forceinline__ uint4 scanned_values(uint4 q, int op)
-{
-    if (op == OP_SELECT)
-        return make_uint4((int32_t)q.x > 0, (int32_t)q.y > 0, (int32_t)q.z > 0, (int32_t)q.w > 0);
-    return q;
-}
-
 /**
  * \brief Reduce the tile in shared memory, for operator `op`: the tile's aggregate, and what
  *        precedes each warp's part of the tile.
@@ -309,7 +301,9 @@ __device__ __forceinline__ uint32_t reduce_tile_shared(const uint4 *tile, uint32
     const int lane = threadIdx.x % WARP_THREADS, warp = threadIdx.x / WARP_THREADS;
     uint32_t sum = 0;
     for (int v = 0; v < VECTORS_PER_THREAD; ++v) {
-        const uint4 q = scanned_values(tile[warp * WARP_VECTORS + v * WARP_THREADS + lane], op);
+        uint4 q = tile[warp * WARP_VECTORS + v * WARP_THREADS + lane];
+        if (op == OP_SELECT) /* the compaction counts the elements it keeps: x > 0 */
+            q = make_uint4((int32_t)q.x > 0, (int32_t)q.y > 0, (int32_t)q.z > 0, (int32_t)q.w > 0);
         sum = combine(sum, combine(combine(q.x, q.y, op), combine(q.z, q.w, op), op), op);
     }
     sum = warp_reduce_op(sum, op);
