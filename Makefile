@@ -7,7 +7,8 @@
 include common/common.mk
 
 CHAPTER_DIRS := 01_cpu_serial 02_warp_shfl 03_block_scan 04_scan_then_fan \
-                05_reduce_then_scan 06_chained_scan 07_decoupled_lookback
+                05_reduce_then_scan 06_chained_scan 07_decoupled_lookback 08_memcpy_speed \
+                09_operators 10_warp_specialised
 # Chapters that exist: their folder has a Makefile.
 READY := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,$(CHAPTER_DIRS))))
 READY_NUMBERS := $(foreach d,$(READY),$(patsubst 0%,%,$(firstword $(subst _, ,$(d)))))
@@ -16,17 +17,17 @@ TEST_BIN := $(BUILD)/tests
 HOST_TESTS := $(TEST_BIN)/test_common $(TEST_BIN)/scan_networks
 CUDA_TESTS := $(if $(NVCC),$(TEST_BIN)/cuda_probe $(TEST_BIN)/test_cuda_util)
 # The baselines of make bench: CUB and Thrust through the chapters' driver.
-BASELINES := $(if $(NVCC),$(BUILD)/bench/baselines)
+BENCH_BASELINES := $(if $(NVCC),$(BUILD)/bench/baselines)
 
 .PHONY: help all common tests test bench sanitize docs figures clean $(READY)
 .DEFAULT_GOAL := help
 
 help:
 	@echo "GPU prefix sum, step by step. Targets:"
-	@echo "  make chapter-N   build chapter N (1-7) and point ./run at it: make chapter-1 && ./run"
+	@echo "  make chapter-N   build chapter N and point ./run at it: make chapter-1 && ./run"
 	@echo "  make all         build every chapter that exists, and the tests"
 	@echo "  make test        build all, run host tests and every self-test (GPU suites need a GPU)"
-	@echo "  make bench       chapters 04-07 beside CUB, Thrust and memcpy, 2^10 ... 2^30: docs/results/ (GPU)"
+	@echo "  make bench       chapters 04 on beside CUB, Thrust and memcpy, 2^10 ... 2^30: docs/results/ (GPU)"
 	@echo "  make sanitize    compute-sanitizer memcheck, racecheck, synccheck on the GPU chapters"
 	@echo "  make docs        Doxygen HTML into build/docs/html (warnings are errors)"
 	@echo "  make figures     redraw the figures in docs/figures (from the models in tests/scan_networks.c)"
@@ -35,19 +36,20 @@ help:
 	@echo "Options: SMS=\"$(SMS)\" (GPU architectures; SMS=90 for a fast H100/H200 build), DEBUG=1 (-G -O0)"
 	@echo "Chapters written: $(if $(READY_NUMBERS),$(READY_NUMBERS),none)"
 
-# common/ first, so that chapters built in parallel never compile the same object twice.
-common: $(COMMON_HOST_OBJS) $(if $(NVCC),$(COMMON_CUDA_OBJS))
+# Every object of common/ (the baselines too) is built here, before any chapter's make starts:
+# with `make -j`, no object is then built by two makes at once.
+common: $(COMMON_HOST_OBJS) $(if $(NVCC),$(COMMON_CUDA_OBJS) $(COMMON_BASELINE_OBJS))
 
-all: common tests $(READY) $(BASELINES)
+all: common tests $(READY) $(BENCH_BASELINES)
 
 $(READY): common
 	$(MAKE) -C $@ all
 
 chapter-%:
-	@case "$*" in [1-7]) ;; *) echo "there is no chapter $*; the chapters are 1 to 7"; exit 1;; esac; \
-	dir=$$(ls -d 0$*_* 2>/dev/null | head -n 1); \
+	@case "$*" in [1-9]|10) ;; *) echo "there is no chapter $*; the chapters are 1 to 10"; exit 1;; esac; \
+	num=$$(printf '%02d' $*); dir=$$(ls -d $${num}_* 2>/dev/null | head -n 1); \
 	if [ -z "$$dir" ] || [ ! -f "$$dir/Makefile" ]; then \
-	  name=$$(echo "$(CHAPTER_DIRS)" | tr ' ' '\n' | grep "^0$*_" || echo "chapter-$*"); \
+	  name=$$(echo "$(CHAPTER_DIRS)" | tr ' ' '\n' | grep "^$${num}_" || echo "chapter-$*"); \
 	  echo "chapter $* ($$name) is not written yet; chapters written: $(READY_NUMBERS)"; \
 	  exit 1; \
 	fi; \
@@ -69,8 +71,12 @@ $(TEST_BIN)/%: tests/%.cu $(COMMON_HOST_OBJS) $(COMMON_CUDA_OBJS) $(FLAGS_FILE)
 
 -include $(wildcard $(TEST_BIN)/*.d)
 
-$(BUILD)/bench/baselines: $(addprefix $(BUILD)/bench/,baselines.o cub_scan.o thrust_scan.o) \
-                          $(COMMON_HOST_OBJS) $(COMMON_CUDA_OBJS)
+$(BUILD)/bench/baselines.o: bench/baselines.cu $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/bench/baselines: $(BUILD)/bench/baselines.o $(COMMON_BASELINE_OBJS) $(COMMON_HOST_OBJS) \
+                          $(COMMON_CUDA_OBJS)
 	$(NVCC) $(GENCODE) $^ -o $@ $(LDLIBS)
 
 -include $(wildcard $(BUILD)/bench/*.d)
@@ -89,7 +95,7 @@ docs:
 	@command -v doxygen >/dev/null || { echo "make docs needs doxygen (apt-get install doxygen graphviz)"; exit 2; }
 	@mkdir -p $(BUILD)/docs
 	DOXY_INPUT="README.md docs common tests bench $(READY)" DOXY_OUTPUT="$(BUILD)/docs" doxygen docs/Doxyfile
-	@# (bench/ holds the baselines chapter 07 links.) The notes link figures as ../docs/figures/x.svg (right on GitHub); from build/docs/html that
+	@# The notes link figures as ../docs/figures/x.svg (right on GitHub); from build/docs/html that
 	@# path is build/docs/docs/figures, so the figures go there.
 	@mkdir -p $(BUILD)/docs/docs && rm -rf $(BUILD)/docs/docs/figures $(BUILD)/docs/docs/results && \
 	  cp -r docs/figures $(BUILD)/docs/docs/ && { [ ! -d docs/results ] || cp -r docs/results $(BUILD)/docs/docs/; }

@@ -268,16 +268,13 @@ static int sweep(const scan_program *prog, const scan_options *opt)
 int main(int argc, char **argv)
 {
     const scan_program prog = {
-        "01_cpu_serial",
-        "the serial scan on one core and a two-pass scan over OpenMP threads",
-        VARIANT_NAMES,
-        VARIANT_COUNT,
-        1,
-        0,
-        DEFAULT_SIZES,
-        (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
-        10,
-        0,
+        .name = "01_cpu_serial",
+        .title = "the serial scan on one core and a two-pass scan over OpenMP threads",
+        .variants = VARIANT_NAMES,
+        .variant_count = VARIANT_COUNT,
+        .default_sizes = DEFAULT_SIZES,
+        .default_size_count = (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
+        .default_reps = 10,
     };
     scan_options opt;
     cli_parse_or_exit(argc, argv, &prog, &opt);

@@ -224,12 +224,14 @@ __global__ void blelloch_scan_kernel(const int32_t *in, int32_t *out, size_t n, 
  * \param d_out     device output, n elements
  * \param n         element count (0 launches nothing)
  * \param exclusive 1 for exclusive, 0 for inclusive
- * \param d_temp    unused: this chapter needs no scratch (NULL)
+ * \param d_temp     unused: this chapter needs no scratch (NULL)
+ * \param temp_bytes unused (0)
  */
 static void scan_warp_segments(int variant, const int32_t *d_in, int32_t *d_out, size_t n,
-                               int exclusive, void *d_temp)
+                               int exclusive, void *d_temp, size_t temp_bytes)
 {
     (void)d_temp;
+    (void)temp_bytes;
     if (n == 0)
         return;
     if (variant == VARIANT_BLELLOCH) {
@@ -258,29 +260,22 @@ static const char *const NOTES[] = {
 int main(int argc, char **argv)
 {
     const gpu_chapter chapter = {
-        {
-            "02_warp_shfl",
-            "one warp scans each 32-element segment: shuffles, shared memory, Blelloch",
-            VARIANT_NAMES,
-            VARIANT_COUNT,
-            1,
-            WARP_THREADS,
-            DEFAULT_SIZES,
-            (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
-            20,
-            0,
+        .prog = {
+            .name = "02_warp_shfl",
+            .title = "one warp scans each 32-element segment: shuffles, shared memory, Blelloch",
+            .variants = VARIANT_NAMES,
+            .variant_count = VARIANT_COUNT,
+            .segment = WARP_THREADS,
+            .default_sizes = DEFAULT_SIZES,
+            .default_size_count = (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
+            .default_reps = 20,
         },
-        scan_warp_segments,
-        BLELLOCH_ITEMS,
-        1,
-        "syncs",
-        VARIANT_SYNCS,
-        NOTES,
-        NULL, /* no scratch */
-        NULL, /* traffic: 2n, like a copy */
-        NULL,
-        NULL,
-        NULL,
+        .scan = scan_warp_segments,
+        .tile = BLELLOCH_ITEMS,
+        .repeats = 1,
+        .extra_title = "syncs",
+        .extra = VARIANT_SYNCS,
+        .notes = NOTES,
     };
     return gpu_chapter_main(argc, argv, &chapter);
 }

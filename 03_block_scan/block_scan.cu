@@ -519,12 +519,14 @@ __global__ void block_scan_coarsened_kernel(const int32_t *in, int32_t *out, siz
  * \param d_out     device output, n elements, 16-byte aligned
  * \param n         element count (0 launches nothing)
  * \param exclusive 1 for exclusive, 0 for inclusive
- * \param d_temp    unused: this chapter needs no scratch (NULL)
+ * \param d_temp     unused: this chapter needs no scratch (NULL)
+ * \param temp_bytes unused (0)
  */
 static void scan_tiles(int variant, const int32_t *d_in, int32_t *d_out, size_t n, int exclusive,
-                       void *d_temp)
+                       void *d_temp, size_t temp_bytes)
 {
     (void)d_temp;
+    (void)temp_bytes;
     if (n == 0)
         return;
     const unsigned tiles = (unsigned)((n + TILE_ITEMS - 1) / TILE_ITEMS);
@@ -564,29 +566,22 @@ static const char *const NOTES[] = {
 int main(int argc, char **argv)
 {
     const gpu_chapter chapter = {
-        {
-            "03_block_scan",
-            "one block scans each 1024-element tile: six block scans side by side",
-            VARIANT_NAMES,
-            VARIANT_COUNT,
-            1,
-            TILE_ITEMS,
-            DEFAULT_SIZES,
-            (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
-            20,
-            0,
+        .prog = {
+            .name = "03_block_scan",
+            .title = "one block scans each 1024-element tile: six block scans side by side",
+            .variants = VARIANT_NAMES,
+            .variant_count = VARIANT_COUNT,
+            .segment = TILE_ITEMS,
+            .default_sizes = DEFAULT_SIZES,
+            .default_size_count = (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
+            .default_reps = 20,
         },
-        scan_tiles,
-        TILE_ITEMS,
-        1,
-        "barriers",
-        VARIANT_BARRIERS,
-        NOTES,
-        NULL, /* no scratch */
-        NULL, /* traffic: 2n, like a copy */
-        NULL,
-        NULL,
-        NULL,
+        .scan = scan_tiles,
+        .tile = TILE_ITEMS,
+        .repeats = 1,
+        .extra_title = "barriers",
+        .extra = VARIANT_BARRIERS,
+        .notes = NOTES,
     };
     return gpu_chapter_main(argc, argv, &chapter);
 }

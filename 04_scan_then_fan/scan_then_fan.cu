@@ -346,12 +346,15 @@ static void scan_then_fan(const int32_t *d_in, int32_t *d_out, size_t n, int exc
  * \param d_out     device output, n elements, 16-byte aligned
  * \param n         element count (0 launches nothing)
  * \param exclusive 1 for exclusive, 0 for inclusive
- * \param d_temp    scan_then_fan_temp_bytes(variant, n) bytes of scratch
+ * \param d_temp    scan_then_fan_temp_bytes(variant, n) bytes of scratch (contents do not
+ *                  matter: every word is written before it is read)
+ * \param temp_bytes its size (not needed here)
  */
 static void scan_device(int variant, const int32_t *d_in, int32_t *d_out, size_t n, int exclusive,
-                        void *d_temp)
+                        void *d_temp, size_t temp_bytes)
 {
     (void)variant;
+    (void)temp_bytes;
     scan_then_fan(d_in, d_out, n, exclusive, (int32_t *)d_temp);
 }
 
@@ -386,29 +389,23 @@ static const char *const NOTES[] = {
 int main(int argc, char **argv)
 {
     const gpu_chapter chapter = {
-        {
-            "04_scan_then_fan",
-            "recursive scan-then-fan: scan the tiles, scan their aggregates, add the carries",
-            VARIANT_NAMES,
-            VARIANT_COUNT,
-            1,
-            0,
-            DEFAULT_SIZES,
-            (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
-            20,
-            0,
+        .prog = {
+            .name = "04_scan_then_fan",
+            .title = "recursive scan-then-fan: scan the tiles, scan their aggregates, add the "
+                     "carries",
+            .variants = VARIANT_NAMES,
+            .variant_count = VARIANT_COUNT,
+            .default_sizes = DEFAULT_SIZES,
+            .default_size_count = (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
+            .default_reps = 20,
         },
-        scan_device,
-        TILE_ITEMS,
-        1,
-        NULL,
-        NULL,
-        NOTES,
-        scan_then_fan_temp_bytes,
-        scan_then_fan_traffic,
-        describe_levels,
-        NULL,
-        NULL,
+        .scan = scan_device,
+        .tile = TILE_ITEMS,
+        .repeats = 1,
+        .notes = NOTES,
+        .temp_bytes = scan_then_fan_temp_bytes,
+        .traffic = scan_then_fan_traffic,
+        .describe = describe_levels,
     };
     return gpu_chapter_main(argc, argv, &chapter);
 }

@@ -352,12 +352,15 @@ static double reduce_then_scan_traffic(int variant, size_t n)
  * \param d_out     device output, n elements, 16-byte aligned (may equal `d_in`)
  * \param n         element count (0 launches nothing)
  * \param exclusive 1 for exclusive, 0 for inclusive
- * \param d_temp    reduce_then_scan_temp_bytes(variant, n) bytes: G words
+ * \param d_temp    reduce_then_scan_temp_bytes(variant, n) bytes: G words (contents do not
+ *                  matter: pass 1 writes them all)
+ * \param temp_bytes its size (not needed here)
  */
 static void reduce_then_scan(int variant, const int32_t *d_in, int32_t *d_out, size_t n,
-                             int exclusive, void *d_temp)
+                             int exclusive, void *d_temp, size_t temp_bytes)
 {
     (void)variant;
+    (void)temp_bytes;
     const chunking c = split_into_chunks(n, resident_blocks());
     if (c.blocks == 0)
         return;
@@ -399,29 +402,23 @@ static const char *const NOTES[] = {
 int main(int argc, char **argv)
 {
     const gpu_chapter chapter = {
-        {
-            "05_reduce_then_scan",
-            "reduce-then-scan over G resident blocks: reduce, scan the G aggregates, scan seeded",
-            VARIANT_NAMES,
-            VARIANT_COUNT,
-            1,
-            0,
-            DEFAULT_SIZES,
-            (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
-            20,
-            0,
+        .prog = {
+            .name = "05_reduce_then_scan",
+            .title = "reduce-then-scan over G resident blocks: reduce, scan the G aggregates, "
+                     "scan seeded",
+            .variants = VARIANT_NAMES,
+            .variant_count = VARIANT_COUNT,
+            .default_sizes = DEFAULT_SIZES,
+            .default_size_count = (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
+            .default_reps = 20,
         },
-        reduce_then_scan,
-        TILE_ITEMS,
-        1,
-        NULL,
-        NULL,
-        NOTES,
-        reduce_then_scan_temp_bytes,
-        reduce_then_scan_traffic,
-        describe_chunks,
-        NULL,
-        NULL,
+        .scan = reduce_then_scan,
+        .tile = TILE_ITEMS,
+        .repeats = 1,
+        .notes = NOTES,
+        .temp_bytes = reduce_then_scan_temp_bytes,
+        .traffic = reduce_then_scan_traffic,
+        .describe = describe_chunks,
     };
     return gpu_chapter_main(argc, argv, &chapter);
 }

@@ -404,11 +404,13 @@ static double chained_traffic(int variant, size_t n)
  * \param d_out     device output, n elements, 16-byte aligned (may equal `d_in`)
  * \param n         element count (0 launches nothing)
  * \param exclusive 1 for exclusive, 0 for inclusive
- * \param d_temp    chained_temp_bytes(variant, n) bytes
+ * \param d_temp    chained_temp_bytes(variant, n) bytes (contents do not matter: cleared here)
+ * \param temp_bytes its size (at least chained_temp_bytes(); only that much is cleared)
  */
 static void chained_scan(int variant, const int32_t *d_in, int32_t *d_out, size_t n,
-                         int exclusive, void *d_temp)
+                         int exclusive, void *d_temp, size_t temp_bytes)
 {
+    (void)temp_bytes;
     const size_t chunks = chunk_count(variant, n);
     if (chunks == 0)
         return;
@@ -445,29 +447,26 @@ static const char *const NOTES[] = {
 int main(int argc, char **argv)
 {
     const gpu_chapter chapter = {
-        {
-            "06_chained_scan",
-            "chained scan: one kernel, each chunk waits for its predecessor's inclusive prefix",
-            VARIANT_NAMES,
-            VARIANT_COUNT,
-            1,
-            0,
-            DEFAULT_SIZES,
-            (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
-            5,
-            SCAN_EXTRA_STRESS,
+        .prog = {
+            .name = "06_chained_scan",
+            .title = "chained scan: one kernel, each chunk waits for its predecessor's "
+                     "inclusive prefix",
+            .variants = VARIANT_NAMES,
+            .variant_count = VARIANT_COUNT,
+            .default_sizes = DEFAULT_SIZES,
+            .default_size_count = (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
+            .default_reps = 5,
+            .stress = 1,
         },
-        chained_scan,
-        TILE_ITEMS,
-        3,
-        "chunk",
-        CHUNK_COLUMN,
-        NOTES,
-        chained_temp_bytes,
-        chained_traffic,
-        describe_chain,
-        NULL,
-        NULL,
+        .scan = chained_scan,
+        .tile = TILE_ITEMS,
+        .repeats = 3,
+        .extra_title = "chunk",
+        .extra = CHUNK_COLUMN,
+        .notes = NOTES,
+        .temp_bytes = chained_temp_bytes,
+        .traffic = chained_traffic,
+        .describe = describe_chain,
     };
     return gpu_chapter_main(argc, argv, &chapter);
 }

@@ -24,20 +24,17 @@ static const char *const VARIANT_NAMES[VARIANT_COUNT] = {"cub", "thrust"};
 /** The ::gpu_temp_fn: CUB's scratch (Thrust allocates its own). */
 static size_t baseline_temp_bytes(int variant, size_t n)
 {
-    if (variant != VARIANT_CUB || n == 0)
-        return 0;
-    const size_t inclusive = cub_scan_temp_bytes(n, 0), exclusive = cub_scan_temp_bytes(n, 1);
-    return inclusive > exclusive ? inclusive : exclusive;
+    return variant == VARIANT_CUB && n ? cub_scan_temp_bytes(n) : 0;
 }
 
 /** The ::gpu_scan_fn: CUB's or Thrust's scan. */
 static void baseline_scan(int variant, const int32_t *d_in, int32_t *d_out, size_t n,
-                          int exclusive, void *d_temp)
+                          int exclusive, void *d_temp, size_t temp_bytes)
 {
     if (n == 0)
         return;
     if (variant == VARIANT_CUB)
-        cub_scan(d_in, d_out, n, exclusive, d_temp, baseline_temp_bytes(variant, n));
+        cub_scan(d_in, d_out, n, exclusive, d_temp, temp_bytes);
     else
         thrust_scan(d_in, d_out, n, exclusive);
 }
@@ -57,29 +54,20 @@ static const size_t DEFAULT_SIZES[] = {(size_t)1 << 10, (size_t)1 << 16, (size_t
 int main(int argc, char **argv)
 {
     const gpu_chapter baselines = {
-        {
-            "bench/baselines",
-            "CUB and Thrust device-wide scans, the baselines of make bench",
-            VARIANT_NAMES,
-            VARIANT_COUNT,
-            1,
-            0,
-            DEFAULT_SIZES,
-            (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
-            20,
-            0,
+        .prog = {
+            .name = "bench/baselines",
+            .title = "CUB and Thrust device-wide scans, the baselines of make bench",
+            .variants = VARIANT_NAMES,
+            .variant_count = VARIANT_COUNT,
+            .default_sizes = DEFAULT_SIZES,
+            .default_size_count = (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
+            .default_reps = 20,
         },
-        baseline_scan,
-        1024,
-        1,
-        NULL,
-        NULL,
-        NULL,
-        baseline_temp_bytes,
-        NULL,
-        describe_baselines,
-        NULL,
-        NULL,
+        .scan = baseline_scan,
+        .tile = 1024,
+        .repeats = 1,
+        .temp_bytes = baseline_temp_bytes,
+        .describe = describe_baselines,
     };
     return gpu_chapter_main(argc, argv, &baselines);
 }

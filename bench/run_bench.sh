@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The driver behind `make bench` (CONVENTIONS §6): the baselines (memcpy, CUB inclusive and
+# The driver behind `make bench` (docs/CONVENTIONS.md §6): the baselines (memcpy, CUB inclusive and
 # exclusive, Thrust inclusive) and every device-wide chapter (04-07) over n = 2^10 … 2^30, each
 # program with --csv, on one GPU in one run. Every row was verified by the program that printed it.
 # Writes, for GPU "NVIDIA H200" on date D:

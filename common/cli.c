@@ -1,6 +1,6 @@
 /**
  * \file cli.c
- * \brief The shared command line: parsing, checking and `--help` (CONVENTIONS §4).
+ * \brief The shared command line: parsing, checking and `--help` (docs/CONVENTIONS.md §4).
  *
  * Numbers are parsed digit by digit with an explicit overflow check instead of strtoull(), whose
  * silent acceptance of "-5" (it wraps) and leading blanks would let bad input through.
@@ -131,6 +131,17 @@ static int take_value(const char *arg, const char *name, int argc, char **argv, 
     return 1;
 }
 
+/** The chapter's mode whose option `arg` is ("--name" or "--name=value"), or NULL. */
+static const scan_mode *find_mode(const scan_program *prog, const char *arg)
+{
+    for (int m = 0; m < prog->mode_count; ++m) {
+        const size_t len = strlen(prog->modes[m].option);
+        if (strncmp(arg, prog->modes[m].option, len) == 0 && (arg[len] == '\0' || arg[len] == '='))
+            return &prog->modes[m];
+    }
+    return NULL;
+}
+
 int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt, char *err,
               size_t errlen)
 {
@@ -142,6 +153,7 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
     for (int i = 1; i < argc; ++i) {
         const char *arg = argv[i];
         const char *value = NULL;
+        const scan_mode *mode;
         int missing = 0;
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             opt->help = 1;
@@ -175,8 +187,6 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
             }
             if (parse_count("--seed", value, 0, UINT64_MAX, &opt->seed, err, errlen))
                 return EXIT_USAGE;
-        } else if (strcmp(arg, "--select") == 0) {
-            opt->select = 1;
         } else if (take_value(arg, "--stress", argc, argv, &i, &value, &missing)) {
             uint64_t runs = 0;
             if (missing) {
@@ -186,12 +196,6 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
             if (parse_count("--stress", value, 1, CLI_MAX_STRESS, &runs, err, errlen))
                 return EXIT_USAGE;
             opt->stress = (int)runs;
-        } else if (take_value(arg, "--type", argc, argv, &i, &value, &missing)) {
-            if (missing || (strcmp(value, "int32") != 0 && strcmp(value, "f32") != 0)) {
-                snprintf(err, errlen, "option '--type' takes int32 or f32, e.g. --type f32");
-                return EXIT_USAGE;
-            }
-            opt->type_f32 = strcmp(value, "f32") == 0;
         } else if (take_value(arg, "--input", argc, argv, &i, &value, &missing)) {
             if (missing || value[0] == '\0') {
                 snprintf(err, errlen, "option '--input' needs a file name, e.g. --input data.bin");
@@ -223,6 +227,29 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
                          names);
                 return EXIT_USAGE;
             }
+        } else if ((mode = find_mode(prog, arg)) != NULL) {
+            if (opt->mode && opt->mode != mode) {
+                snprintf(err, errlen, "%s and %s are separate modes; give one of them",
+                         opt->mode->option, mode->option);
+                return EXIT_USAGE;
+            }
+            opt->mode = mode;
+            if (mode->count) {
+                uint64_t count = 0;
+                take_value(arg, mode->option, argc, argv, &i, &value, &missing);
+                if (missing) {
+                    snprintf(err, errlen, "option '%s' needs a value, e.g. %s 10", mode->option,
+                             mode->option);
+                    return EXIT_USAGE;
+                }
+                if (parse_count(mode->option, value, 1, CLI_MAX_STRESS, &count, err, errlen))
+                    return EXIT_USAGE;
+                opt->mode_count = (int)count;
+            } else if (strcmp(arg, mode->option) != 0) {
+                snprintf(err, errlen, "option '%s' takes no value; write %s alone", mode->option,
+                         mode->option);
+                return EXIT_USAGE;
+            }
         } else if (arg[0] == '-') {
             snprintf(err, errlen, "unknown option '%s'; run './run --help' to see the options",
                      arg);
@@ -236,24 +263,9 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
 
     if (opt->help)
         return 0;
-    if (opt->exclusive && !prog->supports_exclusive) {
-        snprintf(err, errlen,
-                 "--exclusive is not supported by %s, which computes inclusive scans only; drop "
-                 "--exclusive",
-                 prog->name);
-        return EXIT_USAGE;
-    }
-    if (opt->stress && !(prog->extras & SCAN_EXTRA_STRESS)) {
-        snprintf(err, errlen, "--stress is for the single-pass chapters (06, 07); %s has no "
-                 "inter-block races to stress: use --self-test", prog->name);
-        return EXIT_USAGE;
-    }
-    if (opt->type_f32 && !(prog->extras & SCAN_EXTRA_TYPE)) {
-        snprintf(err, errlen, "--type f32 is shown in chapter 07 only; %s scans int32", prog->name);
-        return EXIT_USAGE;
-    }
-    if (opt->select && !(prog->extras & SCAN_EXTRA_SELECT)) {
-        snprintf(err, errlen, "--select (stream compaction) is in chapter 07 only; drop it here");
+    if (opt->stress && !prog->stress) {
+        snprintf(err, errlen, "--stress is for single-pass scans, whose blocks race; %s has no "
+                 "races between blocks to stress: use --self-test", prog->name);
         return EXIT_USAGE;
     }
     if (opt->output && !opt->input) {
@@ -269,9 +281,9 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
         snprintf(err, errlen, "--self-test makes its own inputs; drop --input/--output");
         return EXIT_USAGE;
     }
-    if ((opt->stress != 0) + opt->type_f32 + opt->select + opt->self_test + (opt->input != NULL) > 1) {
-        snprintf(err, errlen, "--self-test, --stress, --type f32, --select and --input are separate "
-                 "modes; give one of them");
+    if ((opt->stress != 0) + (opt->mode != NULL) + opt->self_test + (opt->input != NULL) > 1) {
+        snprintf(err, errlen, "--self-test, --stress, --input%s%s are separate modes; give one of "
+                 "them", opt->mode ? ", " : "", opt->mode ? opt->mode->option : "");
         return EXIT_USAGE;
     }
     return 0;
@@ -295,20 +307,28 @@ void cli_print_help(FILE *f, const scan_program *prog)
             "  --input F           scan the int32 values in F (raw, little-endian)\n"
             "  --output G          with --input: write the scan to G (same format)\n",
             CLI_MAX_LOG2_N, prog->default_reps, CLI_DEFAULT_SEED);
-    if (prog->supports_exclusive)
-        fprintf(f, "  --exclusive         exclusive scan (default: inclusive)\n");
-    if (prog->extras & SCAN_EXTRA_STRESS)
-        fprintf(f, "  --stress R          R runs of each small grid and of 2^24, every one checked\n");
-    if (prog->extras & SCAN_EXTRA_TYPE)
-        fprintf(f, "  --type f32          float scan, run several times: sums differ run to run\n");
-    if (prog->extras & SCAN_EXTRA_SELECT)
-        fprintf(f, "  --select            in-place stream compaction (keep x > 0) on the same pass\n");
+    fprintf(f, "  --exclusive         exclusive scan (default: inclusive)\n");
+    if (prog->stress)
+        fprintf(f, "  --stress R          R runs of each small grid and of 2^24, each checked\n");
+    for (int m = 0; m < prog->mode_count; ++m) {
+        const scan_mode *mode = &prog->modes[m];
+        char left[64];
+        snprintf(left, sizeof left, "%s%s%s", mode->option, mode->count ? " " : "",
+                 mode->count ? mode->count : "");
+        fprintf(f, "  %-19s %s\n", left, mode->help);
+    }
     fprintf(f,
             "  --variant NAME      one of: %s, all (default: all, side by side)\n"
             "  --csv               machine-readable rows instead of the table\n"
             "  --help              this text\n"
-            "\nExit status: 0 success, 1 a result was wrong, 2 bad usage or input, 3 CUDA trouble.\n",
+            "\nExit status: 0 success, 1 a result was wrong, 2 bad usage or input, 3 CUDA "
+            "trouble.\n",
             names);
+    fprintf(f, "make test runs: --self-test%s", prog->stress ? " | --stress 1000" : "");
+    for (int m = 0; m < prog->mode_count; ++m)
+        if (prog->modes[m].test)
+            fprintf(f, " | %s", prog->modes[m].test);
+    fprintf(f, "\n");
 }
 
 void cli_fail(int status, const char *fmt, ...)

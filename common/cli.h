@@ -1,11 +1,12 @@
 /**
  * \file cli.h
- * \brief The command line every chapter's `run` shares (CONVENTIONS §4).
+ * \brief The command line every chapter's `run` shares (docs/CONVENTIONS.md §4).
  *
- * A chapter describes itself once in a ::scan_program (name, variants, whether it has an exclusive
- * scan, segment length, default sizes) and calls cli_parse_or_exit(). Every check of the command
- * line lives here, so every chapter refuses bad input with the same one-line message and exit
- * status 2, before anything is computed or written.
+ * A chapter describes itself once in a ::scan_program (name, variants, segment length, default
+ * sizes, and any modes of its own) and calls cli_parse_or_exit(). Every check of the command line
+ * lives here, so every chapter refuses bad input with the same one-line message and exit status 2,
+ * before anything is computed or written. This file names no chapter: a chapter that has a mode of
+ * its own (an option that runs something other than the scan) describes it in a ::scan_mode.
  */
 #ifndef SCAN_CLI_H
 #define SCAN_CLI_H
@@ -37,6 +38,23 @@ extern "C" {
 #define CLI_DEFAULT_SEED 20161101u
 /** Longest variant list a chapter may declare. */
 #define CLI_MAX_VARIANTS 16
+/** Largest count `--stress R` (or a chapter's mode that takes a count) accepts. */
+#define CLI_MAX_STRESS 1000000
+
+struct scan_options;
+
+/**
+ * A mode of a chapter's own: an option that runs something other than the scan (a demonstration,
+ * a check of one property). The chapter lists its modes in scan_program::modes; the command line
+ * accepts the option only there, shows `help` in `--help`, and hands the parsed options to `run`.
+ */
+typedef struct scan_mode {
+    const char *option; /**< the option, e.g. "--two-streams" */
+    const char *count;  /**< NULL: a flag; else the name of the whole number it takes, e.g. "R" */
+    const char *help;   /**< its line in `--help` */
+    const char *test;   /**< arguments `make test` runs it with ("--two-streams 200"), or NULL */
+    int (*run)(const struct scan_options *opt); /**< runs it; returns the exit status */
+} scan_mode;
 
 /** What a chapter tells the shared command line about itself. */
 typedef struct scan_program {
@@ -44,22 +62,14 @@ typedef struct scan_program {
     const char *title;               /**< one line: what this chapter scans and how */
     const char *const *variants;     /**< names accepted by `--variant` */
     int variant_count;               /**< entries in `variants` (1 … ::CLI_MAX_VARIANTS) */
-    int supports_exclusive;          /**< 1 if `--exclusive` is implemented */
     size_t segment;                  /**< 0: scan the whole array; else the segment length of a segmented scan */
     const size_t *default_sizes;     /**< sizes of the default sweep */
     int default_size_count;          /**< entries in `default_sizes` */
     int default_reps;                /**< timed repetitions when `--reps` is not given */
-    unsigned extras;                 /**< the options of the single-pass chapters it accepts: SCAN_EXTRA_… */
+    int stress;                      /**< 1: accepts `--stress R` (a scan with races between blocks) */
+    const scan_mode *modes;          /**< the chapter's own modes, or NULL */
+    int mode_count;                  /**< entries in `modes` */
 } scan_program;
-
-/** scan_program::extras: `--stress R` (repeat the battery's small grids and 2^24 R times). */
-#define SCAN_EXTRA_STRESS 1u
-/** scan_program::extras: `--type f32` (float sums, run to run). */
-#define SCAN_EXTRA_TYPE 2u
-/** scan_program::extras: `--select` (stream compaction on the same single pass). */
-#define SCAN_EXTRA_SELECT 4u
-/** Largest `--stress`. */
-#define CLI_MAX_STRESS 1000000
 
 /** The parsed command line. */
 typedef struct scan_options {
@@ -70,13 +80,13 @@ typedef struct scan_options {
     int self_test;        /**< `--self-test`: run the correctness battery */
     const char *input;    /**< `--input`: raw int32 file to scan, or NULL */
     const char *output;   /**< `--output`: where to write the scan of `input`, or NULL */
-    int exclusive;        /**< `--exclusive`: exclusive instead of inclusive scan */
+    int exclusive;        /**< `--exclusive`: exclusive instead of inclusive scan (every chapter has both) */
     int variant;          /**< `--variant`: index into scan_program::variants, or -1 for all */
     int csv;              /**< `--csv`: machine-readable rows */
     int help;             /**< `--help` was given */
     int stress;           /**< `--stress R`: runs per stress size, 0 when not given */
-    int type_f32;         /**< `--type f32`: float scan instead of int32 */
-    int select;           /**< `--select`: stream compaction instead of scan */
+    const scan_mode *mode; /**< the chapter's own mode that was given, or NULL */
+    int mode_count;       /**< the whole number that mode took (0 for a flag) */
 } scan_options;
 
 /**

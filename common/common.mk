@@ -35,8 +35,11 @@ else
 endif
 
 CFLAGS := -std=c11 -Wall -Wextra -Werror -fopenmp $(HOST_OPT) -I$(ROOT)/common
-NVCCFLAGS := $(DEVICE_OPT) $(GENCODE) -Xcompiler -Wall,-Wextra,-fopenmp -Werror all-warnings \
-             -I$(ROOT)/common -I$(ROOT)/bench
+# C++20 for designated initialisers in .cu files (the chapters' main()); a field they leave out is
+# zero on purpose, so g++ must not warn about it (gcc does not, for C).
+NVCCFLAGS := -std=c++20 $(DEVICE_OPT) $(GENCODE) \
+             -Xcompiler -Wall,-Wextra,-Wno-missing-field-initializers,-fopenmp \
+             -Werror all-warnings -I$(ROOT)/common
 LDLIBS := -lgomp
 
 # Rebuild everything when the flags change (make SMS=90 after a fat build, DEBUG=1, ...).
@@ -49,6 +52,9 @@ $(shell mkdir -p $(BUILD) && new=$$(mktemp $(BUILD)/flags.XXXXXX) && \
 
 COMMON_HOST_OBJS := $(addprefix $(BUILD)/common/,cli.o data.o io.o report.o selftest.o)
 COMMON_CUDA_OBJS := $(BUILD)/common/cuda_util.o $(BUILD)/common/gpu_driver.o
+# The library baselines (C wrappers around CUB and Thrust): linked by the chapters that run CUB
+# beside their own scan, and by bench/baselines. Only a program that names one links it.
+COMMON_BASELINE_OBJS := $(BUILD)/common/cub_scan.o $(BUILD)/common/thrust_scan.o
 
 $(BUILD)/common/%.o: $(ROOT)/common/%.c $(FLAGS_FILE)
 	@mkdir -p $(@D)
@@ -58,19 +64,16 @@ $(BUILD)/common/%.o: $(ROOT)/common/%.cu $(FLAGS_FILE)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
--include $(COMMON_HOST_OBJS:.o=.d) $(COMMON_CUDA_OBJS:.o=.d)
+-include $(COMMON_HOST_OBJS:.o=.d) $(COMMON_CUDA_OBJS:.o=.d) $(COMMON_BASELINE_OBJS:.o=.d)
 
-# The baselines of bench/ (C++ around CUB and Thrust), linked into chapter 07 and the bench.
-$(BUILD)/bench/%.o: $(ROOT)/bench/%.cu $(FLAGS_FILE)
-	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
-
-# ---- a chapter: SOURCES set by the including Makefile (BASELINES: files of bench/ it links) ----
+# ---- a chapter: SOURCES set by the including Makefile (BASELINES: baselines of common/ it links,
+# e.g. cub_scan.cu). `make -j` from the top folder builds every object of common/ before any
+# chapter's make starts, so no object is ever built by two makes at once. ----
 ifdef SOURCES
 CHAPTER_DIR := $(abspath $(dir $(firstword $(MAKEFILE_LIST))))
 CHAPTER := $(notdir $(CHAPTER_DIR))
 OBJS := $(patsubst %,$(BUILD)/$(CHAPTER)/%.o,$(basename $(SOURCES))) \
-        $(patsubst %,$(BUILD)/bench/%.o,$(basename $(BASELINES)))
+        $(patsubst %,$(BUILD)/common/%.o,$(basename $(BASELINES)))
 IS_CUDA := $(filter %.cu,$(SOURCES))
 
 .PHONY: all clean
@@ -97,5 +100,5 @@ endif
 clean:
 	rm -rf $(BUILD)/$(CHAPTER) $(CHAPTER_DIR)/run
 
--include $(OBJS:.o=.d)
+-include $(patsubst %,$(BUILD)/$(CHAPTER)/%.d,$(basename $(SOURCES)))
 endif

@@ -1,7 +1,7 @@
 /**
  * \file cuda_util.h
  * \brief Host-side CUDA plumbing for the GPU chapters: error checks, the device line, event timing
- *        and the same-size `cudaMemcpy` every scan is compared with (CONVENTIONS §4, §6).
+ *        and the same-size `cudaMemcpy` every scan is compared with (docs/CONVENTIONS.md §4, §6).
  *
  * No scan code lives here: a chapter shows all the device code it uses.
  */
@@ -17,7 +17,7 @@ extern "C" {
 
 /**
  * \brief Check a CUDA runtime call; on failure print what failed, where and why, and exit with
- *        status 3. The one macro with control flow (CONVENTIONS §2).
+ *        status 3. The one macro with control flow (docs/CONVENTIONS.md §2).
  */
 #define CUDA_CHECK(call)                                                                          \
     do {                                                                                          \

@@ -1,6 +1,6 @@
 /**
  * \file data.h
- * \brief Seeded inputs, CPU reference scans and element-by-element verification (CONVENTIONS §3, §5).
+ * \brief Seeded inputs, CPU reference scans and element-by-element verification (docs/CONVENTIONS.md §3, §5).
  *
  * Arithmetic is modulo 2^32: references add in `uint32_t`, where overflow is defined in C, and the
  * device's `int32_t` addition wraps the same way in two's complement, so results agree bit for bit.

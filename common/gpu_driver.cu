@@ -22,14 +22,18 @@
 /** Untimed launches before the timed ones (first-launch costs, clocks, caches). */
 #define WARMUP_RUNS 3
 
-/** Device input, output and scratch, grown to the largest size asked for so far. */
+/** Device input and output, grown to the largest size asked for so far, and each variant's own
+    scratch (a launcher that keeps state there must not find another variant's data in it). */
 typedef struct device_arrays {
-    int32_t *in;        /**< device input */
-    int32_t *out;       /**< device output */
-    size_t capacity;    /**< elements each array holds */
-    void *temp;         /**< the launcher's scratch (gpu_chapter::temp_bytes) */
-    size_t temp_bytes;  /**< bytes `temp` holds */
+    int32_t *in;                           /**< device input */
+    int32_t *out;                          /**< device output */
+    size_t capacity;                       /**< elements each array holds */
+    void *temp[CLI_MAX_VARIANTS];          /**< each variant's scratch (gpu_chapter::temp_bytes) */
+    size_t temp_bytes[CLI_MAX_VARIANTS];   /**< bytes each `temp` holds */
 } device_arrays;
+
+/** No arrays yet: what every ::device_arrays starts as. */
+static const device_arrays NO_ARRAYS = {NULL, NULL, 0, {NULL}, {0}};
 
 /** Scratch the chapter needs for `variant` and n elements (0 when it needs none). */
 static size_t temp_need(const gpu_chapter *ch, int variant, size_t n)
@@ -37,8 +41,10 @@ static size_t temp_need(const gpu_chapter *ch, int variant, size_t n)
     return ch->temp_bytes ? ch->temp_bytes(variant, n) : 0;
 }
 
-/** Make both device arrays hold at least n elements, and the scratch at least temp_bytes. */
-static void device_arrays_reserve(device_arrays *d, size_t n, size_t temp_bytes)
+/** Make both device arrays hold at least n elements, and the scratch of `variant` (if it is not
+    -1) what that variant needs for n. A new scratch that holds the chapter's state starts as
+    zeros (gpu_chapter::temp_is_state). */
+static void device_arrays_reserve(const gpu_chapter *ch, device_arrays *d, size_t n, int variant)
 {
     if (n > d->capacity) {
         CUDA_CHECK(cudaFree(d->in));
@@ -48,11 +54,14 @@ static void device_arrays_reserve(device_arrays *d, size_t n, size_t temp_bytes)
         CUDA_CHECK(cudaMalloc((void **)&d->out, n * sizeof(int32_t)));
         d->capacity = n;
     }
-    if (temp_bytes > d->temp_bytes) {
-        CUDA_CHECK(cudaFree(d->temp));
-        d->temp = NULL;
-        CUDA_CHECK(cudaMalloc(&d->temp, temp_bytes));
-        d->temp_bytes = temp_bytes;
+    const size_t temp_bytes = variant < 0 ? 0 : temp_need(ch, variant, n);
+    if (temp_bytes > 0 && temp_bytes > d->temp_bytes[variant]) {
+        CUDA_CHECK(cudaFree(d->temp[variant]));
+        d->temp[variant] = NULL;
+        CUDA_CHECK(cudaMalloc(&d->temp[variant], temp_bytes));
+        d->temp_bytes[variant] = temp_bytes;
+        if (ch->temp_is_state)
+            CUDA_CHECK(cudaMemset(d->temp[variant], 0, temp_bytes));
     }
 }
 
@@ -61,23 +70,36 @@ static void device_arrays_free(device_arrays *d)
 {
     CUDA_CHECK(cudaFree(d->in));
     CUDA_CHECK(cudaFree(d->out));
-    CUDA_CHECK(cudaFree(d->temp));
-    d->in = d->out = NULL;
-    d->temp = NULL;
-    d->capacity = d->temp_bytes = 0;
+    for (int v = 0; v < CLI_MAX_VARIANTS; ++v)
+        CUDA_CHECK(cudaFree(d->temp[v]));
+    *d = NO_ARRAYS;
 }
 
-/** Poison the device output and scratch, run one variant, check the launch, copy the result to
-    `out`. A scratch value read before the kernel wrote it is then garbage, not a leftover. */
+/** Poison the scratch of `variant`, unless it holds the chapter's state
+    (gpu_chapter::temp_is_state): a value the kernel reads before it wrote it is then garbage, not
+    a leftover. */
+static void poison_temp(const gpu_chapter *ch, const device_arrays *d, int variant)
+{
+    if (d->temp_bytes[variant] && !ch->temp_is_state)
+        CUDA_CHECK(cudaMemset(d->temp[variant], POISON_BYTE, d->temp_bytes[variant]));
+}
+
+/** Launch one variant on the arrays of `d` (`src` is d->in, or d->out for a scan in place). */
+static void launch(const gpu_chapter *ch, int variant, const device_arrays *d, const int32_t *src,
+                   size_t n, int exclusive)
+{
+    ch->scan(variant, src, d->out, n, exclusive, d->temp[variant], d->temp_bytes[variant]);
+}
+
+/** Poison the device output (and the scratch: poison_temp()), run one variant, check the launch,
+    copy the result to `out`. */
 static void run_checked(const gpu_chapter *ch, int variant, device_arrays *d, int32_t *out,
                         size_t n, int exclusive)
 {
-    size_t temp_bytes = temp_need(ch, variant, n);
-    device_arrays_reserve(d, n, temp_bytes);
+    device_arrays_reserve(ch, d, n, variant);
     CUDA_CHECK(cudaMemset(d->out, POISON_BYTE, n * sizeof(int32_t)));
-    if (temp_bytes)
-        CUDA_CHECK(cudaMemset(d->temp, POISON_BYTE, temp_bytes));
-    ch->scan(variant, d->in, d->out, n, exclusive, temp_bytes ? d->temp : NULL);
+    poison_temp(ch, d, variant);
+    launch(ch, variant, d, d->in, n, exclusive);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaMemcpy(out, d->out, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
 }
@@ -94,7 +116,7 @@ static int scan_through_device(void *ctx, int variant, const int32_t *in, int32_
                                int exclusive)
 {
     device_ctx *c = (device_ctx *)ctx;
-    device_arrays_reserve(c->d, n, 0);
+    device_arrays_reserve(c->ch, c->d, n, -1);
     CUDA_CHECK(cudaMemcpy(c->d->in, in, n * sizeof(int32_t), cudaMemcpyHostToDevice));
     run_checked(c->ch, variant, c->d, out, n, exclusive);
     return 0;
@@ -103,15 +125,13 @@ static int scan_through_device(void *ctx, int variant, const int32_t *in, int32_
 /** The battery, with the n > 2^31 case when host and device both have the memory for it. */
 static int self_test(const gpu_chapter *ch, const scan_options *opt)
 {
-    device_arrays d = {NULL, NULL, 0, NULL, 0};
+    device_arrays d = NO_ARRAYS;
     device_ctx ctx = {ch, &d};
     self_test_config cfg = {ch->tile, ch->repeats, SELF_TEST_BIG_N, NULL};
     size_t host_need = self_test_host_bytes(SELF_TEST_BIG_N);
-    size_t device_need = 2 * SELF_TEST_BIG_N * sizeof(int32_t), temp_most = 0;
+    size_t device_need = 2 * SELF_TEST_BIG_N * sizeof(int32_t);
     for (int v = 0; v < ch->prog.variant_count; ++v)
-        if (temp_need(ch, v, SELF_TEST_BIG_N) > temp_most)
-            temp_most = temp_need(ch, v, SELF_TEST_BIG_N);
-    device_need += temp_most;
+        device_need += temp_need(ch, v, SELF_TEST_BIG_N);
     size_t host_have = host_memory_available(), device_have = cuda_free_bytes();
     char reason[160];
     if (host_have < host_need + host_need / 4 || device_have < device_need + device_need / 16) {
@@ -146,7 +166,7 @@ static int stress(const gpu_chapter *ch, const scan_options *opt)
     int variant = 0, status = EXIT_OK;
     while (!cli_variant_selected(opt, variant))
         ++variant;
-    device_arrays d = {NULL, NULL, 0, NULL, 0};
+    device_arrays d = NO_ARRAYS;
     report_note(stdout, opt->csv, "stress test of %s: %d runs per size, every element compared",
                 ch->prog.variants[variant], opt->stress);
     for (int s = 0; s < count; ++s) {
@@ -159,8 +179,7 @@ static int stress(const gpu_chapter *ch, const scan_options *opt)
         generate_input(in, n, PATTERN_RANDOM, opt->seed + s);
         scan_reference(in, ref[0], n, 0, ch->prog.segment);
         scan_reference(in, ref[1], n, 1, ch->prog.segment);
-        const size_t temp_bytes = temp_need(ch, variant, n);
-        device_arrays_reserve(&d, n, temp_bytes);
+        device_arrays_reserve(ch, &d, n, variant);
         CUDA_CHECK(cudaMemcpy(d.in, in, n * sizeof(int32_t), cudaMemcpyHostToDevice));
         long failed = 0;
         for (int r = 0; r < opt->stress; ++r) {
@@ -172,9 +191,8 @@ static int stress(const gpu_chapter *ch, const scan_options *opt)
             } else {
                 CUDA_CHECK(cudaMemset(d.out, POISON_BYTE, n * sizeof(int32_t)));
             }
-            if (temp_bytes)
-                CUDA_CHECK(cudaMemset(d.temp, POISON_BYTE, temp_bytes));
-            ch->scan(variant, src, d.out, n, exclusive, temp_bytes ? d.temp : NULL);
+            poison_temp(ch, &d, variant);
+            launch(ch, variant, &d, src, n, exclusive);
             CUDA_CHECK_LAUNCH();
             CUDA_CHECK(cudaMemcpy(out, d.out, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
             if (memcmp(out, ref[exclusive], n * sizeof(int32_t)) != 0) {
@@ -203,8 +221,7 @@ static int stress(const gpu_chapter *ch, const scan_options *opt)
 typedef struct timed_launch {
     const gpu_chapter *ch;  /**< the chapter */
     int variant;            /**< variant to launch */
-    const device_arrays *d; /**< input and output */
-    void *temp;             /**< scratch, or NULL when the variant needs none */
+    const device_arrays *d; /**< input, output and scratch */
     size_t n;               /**< element count */
     int exclusive;          /**< exclusive scan */
 } timed_launch;
@@ -213,7 +230,7 @@ typedef struct timed_launch {
 static void launch_work(void *ctx)
 {
     timed_launch *t = (timed_launch *)ctx;
-    t->ch->scan(t->variant, t->d->in, t->d->out, t->n, t->exclusive, t->temp);
+    launch(t->ch, t->variant, t->d, t->d->in, t->n, t->exclusive);
 }
 
 /** Most columns a sweep table has. */
@@ -284,7 +301,7 @@ static int sweep(const gpu_chapter *ch, const scan_options *opt)
     const size_t *sizes = opt->n_given ? &opt->n : ch->prog.default_sizes;
     int count = opt->n_given ? 1 : ch->prog.default_size_count;
     int status = EXIT_OK;
-    device_arrays d = {NULL, NULL, 0, NULL, 0};
+    device_arrays d = NO_ARRAYS;
 
     report_note(stdout, opt->csv, "%s scan, seed %llu, median of %d runs after %d warm-up runs",
                 opt->exclusive ? "exclusive" : "inclusive", (unsigned long long)opt->seed,
@@ -305,7 +322,7 @@ static int sweep(const gpu_chapter *ch, const scan_options *opt)
         int32_t *ref = (int32_t *)xmalloc(n * sizeof(int32_t), "the reference");
         generate_input(in, n, PATTERN_RANDOM, opt->seed);
         scan_reference(in, ref, n, opt->exclusive, ch->prog.segment);
-        device_arrays_reserve(&d, n, 0);
+        device_arrays_reserve(ch, &d, n, -1);
         CUDA_CHECK(cudaMemcpy(d.in, in, n * sizeof(int32_t), cudaMemcpyHostToDevice));
         if (ch->describe) {
             char line[256];
@@ -322,7 +339,7 @@ static int sweep(const gpu_chapter *ch, const scan_options *opt)
                 continue;
             run_checked(ch, v, &d, out, n, opt->exclusive);
             verify_result before = verify_scan(ref, out, n);
-            timed_launch job = {ch, v, &d, temp_need(ch, v, n) ? d.temp : NULL, n, opt->exclusive};
+            timed_launch job = {ch, v, &d, n, opt->exclusive};
             double ms = n ? cuda_time_median_ms(launch_work, &job, WARMUP_RUNS, opt->reps) : 0.0;
             CUDA_CHECK_LAUNCH();
             CUDA_CHECK(cudaMemcpy(out, d.out, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
@@ -372,12 +389,10 @@ int gpu_chapter_main(int argc, char **argv, const gpu_chapter *ch)
         status = self_test(ch, &opt);
     } else if (opt.stress) {
         status = stress(ch, &opt);
-    } else if (opt.type_f32 && ch->f32_mode) {
-        status = ch->f32_mode(&opt);
-    } else if (opt.select && ch->select_mode) {
-        status = ch->select_mode(&opt);
+    } else if (opt.mode) {
+        status = opt.mode->run(&opt);
     } else if (opt.input) {
-        device_arrays d = {NULL, NULL, 0, NULL, 0};
+        device_arrays d = NO_ARRAYS;
         device_ctx ctx = {ch, &d};
         status = scan_file_run(&ch->prog, &opt, file_in, file_n, scan_through_device, &ctx);
         device_arrays_free(&d);

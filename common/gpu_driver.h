@@ -1,7 +1,7 @@
 /**
  * \file gpu_driver.h
  * \brief The host side every GPU chapter shares: self-test, `--input/--output`, and the timed
- *        sweep against a same-size `cudaMemcpy` (CONVENTIONS §4–§6).
+ *        sweep against a same-size `cudaMemcpy` (docs/CONVENTIONS.md §4–§6).
  *
  * A GPU chapter writes its kernels and one launcher, `scan_…(variant, d_in, d_out, n, exclusive)`,
  * that works on device arrays; its `main()` fills a ::gpu_chapter and calls gpu_chapter_main().
@@ -23,12 +23,13 @@ extern "C" {
 /**
  * A chapter's launcher: scan n elements of device array `d_in` into `d_out` with `variant`.
  * It launches on the default stream and returns without waiting; it must accept n = 0.
- * `d_temp` is device scratch of gpu_chapter::temp_bytes(variant, n) bytes (NULL when that is 0),
- * poisoned before every run: like CUB's `d_temp_storage`, the caller owns it, so the launcher
- * never allocates inside a timed call.
+ * `d_temp` is device scratch of `temp_bytes` ≥ gpu_chapter::temp_bytes(variant, n) bytes (NULL
+ * when that is 0). Like CUB's `d_temp_storage`, the caller owns it, so the launcher never
+ * allocates inside a timed call; what it must hold before a call is the chapter's to say
+ * (gpu_chapter::temp_is_state).
  */
 typedef void (*gpu_scan_fn)(int variant, const int32_t *d_in, int32_t *d_out, size_t n,
-                            int exclusive, void *d_temp);
+                            int exclusive, void *d_temp, size_t temp_bytes);
 
 /** Device scratch a chapter's launcher needs for `variant` and n elements, in bytes. */
 typedef size_t (*gpu_temp_fn)(int variant, size_t n);
@@ -39,13 +40,9 @@ typedef double (*gpu_traffic_fn)(int variant, size_t n);
 /** Writes one line about how n elements are scanned (tiles, levels, blocks) into `line`. */
 typedef void (*gpu_describe_fn)(size_t n, char *line, size_t len);
 
-/** A mode of its own that a chapter runs instead of the scan (`--type f32`, `--select`); it
-    returns the exit status. The driver has printed the GPU line. */
-typedef int (*gpu_mode_fn)(const scan_options *opt);
-
 /** What a GPU chapter tells the driver. */
 typedef struct gpu_chapter {
-    scan_program prog;            /**< name, variants, segment, default sweep (see ::scan_program) */
+    scan_program prog;            /**< name, variants, segment, default sweep, own modes (see ::scan_program) */
     gpu_scan_fn scan;             /**< the chapter's launcher */
     size_t tile;                  /**< elements one block scans: the battery adds tile±1, 3·tile+7 */
     int repeats;                  /**< runs of every self-test case */
@@ -53,15 +50,19 @@ typedef struct gpu_chapter {
     const char *const *extra;     /**< that column's cell for each variant (prog.variant_count) */
     const char *const *notes;     /**< lines printed above the table (NULL-terminated), or NULL */
     gpu_temp_fn temp_bytes;       /**< scratch the launcher needs, or NULL for none */
+    int temp_is_state;            /**< 0: the launcher writes its scratch before it reads it, so the
+                                       driver poisons the scratch before every run, to prove it;
+                                       1: the launcher keeps state in its scratch from call to call,
+                                       which must hold zeros before the first call: the driver
+                                       zeroes it once, when it allocates it, and never writes it */
     gpu_traffic_fn traffic;       /**< the traffic model, shown beside GB/s; NULL: 2n, not shown */
     gpu_describe_fn describe;     /**< a note printed before each size of the sweep, or NULL */
-    gpu_mode_fn f32_mode;         /**< `--type f32` (needs SCAN_EXTRA_TYPE), or NULL */
-    gpu_mode_fn select_mode;      /**< `--select` (needs SCAN_EXTRA_SELECT), or NULL */
 } gpu_chapter;
 
 /**
  * \brief Parse the command line, print the GPU line, then run the self-test, the stress test,
- *        a chapter's own mode, scan a file, or time the sweep. Returns the exit status (CONVENTIONS §4).
+ *        one of the chapter's own modes (scan_program::modes), scan a file, or time the sweep.
+ *        Returns the exit status (docs/CONVENTIONS.md §4).
  * \param argc as given to main()
  * \param argv as given to main()
  * \param ch   the chapter

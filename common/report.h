@@ -1,7 +1,7 @@
 /**
  * \file report.h
  * \brief Tables and CSV, the numbers in them (GB/s, % of memcpy), medians and the host clock
- *        (CONVENTIONS §6).
+ *        (docs/CONVENTIONS.md §6).
  *
  * Throughput always counts the minimum traffic of any scan, one read and one write of every
  * element, 2·n·4 bytes, whatever the algorithm really moves; a chapter that moves more shows it

@@ -65,7 +65,7 @@ static void run_size(const scan_program *prog, const scan_options *opt, const se
     for (int p = 0; p < pattern_count; ++p) {
         generate_input(in, n, (data_pattern)p, opt->seed);
         for (int exclusive = 0; exclusive <= 1; ++exclusive) {
-            if (exclusive ? !prog->supports_exclusive : opt->exclusive)
+            if (opt->exclusive && !exclusive) /* --exclusive: exclusive scans only */
                 continue;
             scan_reference(in, ref, n, exclusive, prog->segment);
             for (int v = 0; v < prog->variant_count; ++v) {
@@ -109,10 +109,8 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
     size_t largest = 0;
     tally t = {0, 0};
 
-    printf("self-test of %s: %s scan%s, %s, seed %llu\n", prog->name,
-           opt->exclusive ? "exclusive" : prog->supports_exclusive ? "inclusive and exclusive"
-                                                                   : "inclusive",
-           opt->exclusive || !prog->supports_exclusive ? "" : "s",
+    printf("self-test of %s: %s, %s, seed %llu\n", prog->name,
+           opt->exclusive ? "exclusive scan" : "inclusive and exclusive scans",
            opt->variant < 0 ? "every variant" : prog->variants[opt->variant],
            (unsigned long long)opt->seed);
     if (prog->segment)

@@ -1,6 +1,6 @@
 /**
  * \file selftest.h
- * \brief The correctness battery every chapter runs with `--self-test` (CONVENTIONS §5).
+ * \brief The correctness battery every chapter runs with `--self-test` (docs/CONVENTIONS.md §5).
  *
  * A chapter hands over its scan as a ::scan_fn working on host arrays (a GPU chapter copies in,
  * launches, copies out inside it) and the battery does the rest: sizes around every boundary a

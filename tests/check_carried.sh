@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CONVENTIONS §2: device helpers carried over from an earlier chapter are copied unchanged, so
+# docs/CONVENTIONS.md §2: device helpers carried over from an earlier chapter are copied unchanged, so
 # that `diff` between chapters shows only the new idea. For every __device__ function of every
 # chapter (doc comment included), this compares it with the latest earlier chapter that defines a
 # function of the same name, and prints any difference.

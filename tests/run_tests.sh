@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The runner behind `make test` (CONVENTIONS §7). `make test` builds everything first; this runs:
+# The runner behind `make test` (docs/CONVENTIONS.md §7). `make test` builds everything first; this runs:
 #   host suites  - unit tests of common/, the scan-network models and their figures, the command
 #                  line of every chapter, \file blocks, helpers carried over between chapters
 #                  unchanged, chapter 01's self-test (no GPU needed)
@@ -66,14 +66,11 @@ first_variant() {
   "$1/run" --help | sed -n 's/.*one of: \([^,]*\),.*/\1/p' | head -n 1
 }
 
-# the extra modes a chapter's --help offers, as words joined by _: the single-pass chapters' stress
-# test (1000 runs per size), chapter 07's float demonstration and stream compaction
+# the checks a chapter's --help says make test runs besides the self-test, one per line, words
+# joined by _ (its last line reads "make test runs: --self-test | --stress 1000 | ...")
 chapter_modes() {
-  local help
-  help=$("$1/run" --help)
-  echo "$help" | grep -q -- "--stress R" && echo "--stress_1000"
-  echo "$help" | grep -q -- "--type f32" && echo "--type_f32"
-  echo "$help" | grep -q -- "--select" && echo "--select"
+  "$1/run" --help | sed -n 's/^make test runs: //p' | tr '|' '\n' | sed 's/^ *//; s/ *$//' |
+    grep -v -e '^--self-test$' -e '^$' | tr ' ' _
 }
 
 # the committed figures are exactly what tests/scan_networks.c draws today

@@ -34,8 +34,15 @@ static const char *const TEST_VARIANTS[] = {"alpha", "beta"};
 /** Sizes of the test program. */
 static const size_t TEST_SIZES[] = {1024};
 /** A program description like a chapter's. */
-static const scan_program TEST_PROG = {"00_test", "a test program", TEST_VARIANTS, 2, 1, 0,
-                                       TEST_SIZES, 1, 7, 0};
+static const scan_program TEST_PROG = {
+    .name = "00_test",
+    .title = "a test program",
+    .variants = TEST_VARIANTS,
+    .variant_count = 2,
+    .default_sizes = TEST_SIZES,
+    .default_size_count = 1,
+    .default_reps = 7,
+};
 
 /** Parse a NULL-terminated argument list; return cli_parse()'s status, message in err. */
 static int parse(scan_options *opt, char *err, const scan_program *prog, const char **args)
@@ -173,34 +180,54 @@ static void test_cli_bad(void)
     const char *a22[] = {"--reps5", NULL};
     CHECK(parse_fails_with("unknown option", a22));
 
-    /* --exclusive where a chapter has none */
-    scan_program inclusive_only = TEST_PROG;
     scan_options opt;
     char err[512];
-    const char *a23[] = {"--exclusive", NULL};
-    inclusive_only.supports_exclusive = 0;
-    CHECK(parse(&opt, err, &inclusive_only, a23) == EXIT_USAGE && strstr(err, "inclusive scans only"));
 
-    /* the single-pass chapters' modes: refused where a chapter lacks them, checked where it has */
+    /* --stress: refused where a chapter has no races between blocks, checked where it has */
     const char *a24[] = {"--stress", "10", NULL};
-    CHECK(parse_fails_with("--stress is for the single-pass chapters", a24));
-    const char *a25[] = {"--type", "f32", NULL};
-    CHECK(parse_fails_with("--type f32 is shown in chapter 07 only", a25));
-    const char *a26[] = {"--select", NULL};
-    CHECK(parse_fails_with("--select (stream compaction) is in chapter 07 only", a26));
+    CHECK(parse_fails_with("--stress is for single-pass scans", a24));
     scan_program single_pass = TEST_PROG;
-    single_pass.extras = SCAN_EXTRA_STRESS | SCAN_EXTRA_TYPE | SCAN_EXTRA_SELECT;
+    single_pass.stress = 1;
     CHECK(parse(&opt, err, &single_pass, a24) == 0 && opt.stress == 10);
-    CHECK(parse(&opt, err, &single_pass, a25) == 0 && opt.type_f32 == 1);
-    CHECK(parse(&opt, err, &single_pass, a26) == 0 && opt.select == 1);
     const char *a27[] = {"--stress", "0", NULL};
     CHECK(parse(&opt, err, &single_pass, a27) == EXIT_USAGE && strstr(err, "--stress"));
-    const char *a28[] = {"--type", "f64", NULL};
-    CHECK(parse(&opt, err, &single_pass, a28) == EXIT_USAGE && strstr(err, "int32 or f32"));
-    const char *a29[] = {"--select", "--self-test", NULL};
-    CHECK(parse(&opt, err, &single_pass, a29) == EXIT_USAGE && strstr(err, "separate modes"));
-    const char *a30[] = {"--type", "int32", NULL};
-    CHECK(parse(&opt, err, &single_pass, a30) == 0 && opt.type_f32 == 0);
+
+    /* a chapter's own modes: unknown elsewhere, parsed where the chapter registers them */
+    const scan_mode modes[] = {
+        {.option = "--demo", .help = "a flag mode"},
+        {.option = "--rounds", .count = "R", .help = "a mode with a count", .test = "--rounds 3"},
+    };
+    scan_program with_modes = TEST_PROG;
+    with_modes.modes = modes;
+    with_modes.mode_count = 2;
+    const char *a25[] = {"--demo", NULL};
+    CHECK(parse_fails_with("unknown option '--demo'", a25));
+    CHECK(parse(&opt, err, &with_modes, a25) == 0 && opt.mode == &modes[0] && opt.mode_count == 0);
+    const char *a26[] = {"--rounds", "12", NULL};
+    CHECK(parse(&opt, err, &with_modes, a26) == 0 && opt.mode == &modes[1] && opt.mode_count == 12);
+    const char *a28[] = {"--rounds=0", NULL};
+    CHECK(parse(&opt, err, &with_modes, a28) == EXIT_USAGE && strstr(err, "at least 1"));
+    const char *a29[] = {"--rounds", NULL};
+    CHECK(parse(&opt, err, &with_modes, a29) == EXIT_USAGE && strstr(err, "needs a value"));
+    const char *a30[] = {"--demo=5", NULL};
+    CHECK(parse(&opt, err, &with_modes, a30) == EXIT_USAGE && strstr(err, "takes no value"));
+    const char *a31[] = {"--demo", "--self-test", NULL};
+    CHECK(parse(&opt, err, &with_modes, a31) == EXIT_USAGE && strstr(err, "separate modes"));
+    const char *a32[] = {"--demo", "--rounds", "2", NULL};
+    CHECK(parse(&opt, err, &with_modes, a32) == EXIT_USAGE && strstr(err, "separate modes"));
+
+    /* --help lists the modes, and the checks make test runs (tests/run_tests.sh reads that line) */
+    char text[4096] = "";
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (f) {
+        cli_print_help(f, &with_modes);
+        rewind(f);
+        text[fread(text, 1, sizeof text - 1, f)] = '\0';
+        fclose(f);
+    }
+    CHECK(strstr(text, "  --rounds R          a mode with a count\n") != NULL);
+    CHECK(strstr(text, "\nmake test runs: --self-test | --rounds 3\n") != NULL);
 }
 
 /* ---- references, patterns, verification ------------------------------------------------------ */

@@ -1,7 +1,8 @@
 /**
  * \file cub_scan.h
  * \brief The CUB baseline, callable from C: `cub::DeviceScan` inclusive and exclusive sums of
- *        int32 (wrapping, like every chapter), for chapter 07 and `make bench`.
+ *        int32 (wrapping, like every chapter), for the chapters that run it beside their own scan
+ *        and for `make bench` (bench/baselines.cu).
  */
 #ifndef SCAN_CUB_SCAN_H
 #define SCAN_CUB_SCAN_H
@@ -13,9 +14,9 @@
 extern "C" {
 #endif
 
-/** \brief Device scratch CUB asks for to scan n elements (inclusive or exclusive), in bytes
-           (asked once per n and kind, then remembered). */
-size_t cub_scan_temp_bytes(size_t n, int exclusive);
+/** \brief Device scratch CUB asks for to scan n elements, in bytes: enough for both its inclusive
+           and its exclusive scan (asked once per n, then remembered). */
+size_t cub_scan_temp_bytes(size_t n);
 
 /**
  * \brief `cub::DeviceScan::InclusiveSum` or `ExclusiveSum` of n int32 on the default stream,
@@ -24,7 +25,8 @@ size_t cub_scan_temp_bytes(size_t n, int exclusive);
  * \param d_out      device output (may equal `d_in`)
  * \param n          element count
  * \param exclusive  1 for ExclusiveSum, 0 for InclusiveSum
- * \param d_temp     cub_scan_temp_bytes(n, exclusive) bytes of device scratch
+ * \param d_temp     cub_scan_temp_bytes(n) bytes of device scratch (contents do not matter: CUB
+ *                   clears what it needs with a kernel of its own before the scan)
  * \param temp_bytes its size
  */
 void cub_scan(const int32_t *d_in, int32_t *d_out, size_t n, int exclusive, void *d_temp,

@@ -24,17 +24,19 @@ static cudaError_t cub_call(void *d_temp, size_t *temp_bytes, const int32_t *d_i
     return cub::DeviceScan::InclusiveSum(d_temp, *temp_bytes, in, out, n);
 }
 
-size_t cub_scan_temp_bytes(size_t n, int exclusive)
+size_t cub_scan_temp_bytes(size_t n)
 {
     /* Remembered per n: callers ask before every timed call, and CUB's answer costs host time
        that would otherwise be counted as CUB's. */
-    static size_t known_n[2] = {SIZE_MAX, SIZE_MAX}, known_bytes[2];
-    const int e = exclusive != 0;
-    if (known_n[e] != n) {
-        CUDA_CHECK(cub_call(NULL, &known_bytes[e], NULL, NULL, n, exclusive));
-        known_n[e] = n;
+    static size_t known_n = SIZE_MAX, known_bytes;
+    if (known_n != n) {
+        size_t inclusive = 0, exclusive = 0;
+        CUDA_CHECK(cub_call(NULL, &inclusive, NULL, NULL, n, 0));
+        CUDA_CHECK(cub_call(NULL, &exclusive, NULL, NULL, n, 1));
+        known_bytes = inclusive > exclusive ? inclusive : exclusive;
+        known_n = n;
     }
-    return known_bytes[e];
+    return known_bytes;
 }
 
 void cub_scan(const int32_t *d_in, int32_t *d_out, size_t n, int exclusive, void *d_temp,
