@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Plant known bugs in copies of chapters 02-07, build each copy, and report which check catches
+# Plant known bugs in copies of chapters 02-08, build each copy, and report which check catches
 # it: the self-test (up to n = 5000 unless the bug needs larger sizes), and compute-sanitizer
 # memcheck, racecheck and synccheck (up to n = 1100, or the run given). Needs a GPU; the
 # chapters' notes quote its results.
@@ -22,7 +22,7 @@ mutate() { # name file perl-expression variant [self-test args] [sanitizer args 
   echo "$name" | grep -qE "$ONLY" || return 0
   perl -0pe "$expr" "$file" > "$src"
   if cmp -s "$src" "$file"; then echo "$name: MUTATION DID NOT APPLY"; return; fi
-  nvcc -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common -I bench "$src" $OBJS build/bench/cub_scan.o -o "$bin" -lgomp 2>"$OUTD/$name.build.log" || { echo "$name: build failed"; return; }
+  nvcc -std=c++20 -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common "$src" $OBJS build/common/cub_scan.o -o "$bin" -lgomp 2>"$OUTD/$name.build.log" || { echo "$name: build failed"; return; }
   local st; st=$(timeout 300 "$bin" $st_args --variant "$variant" 2>&1 | tail -n 1)
   local line="$name: $st_args -> $st"
   if [ "$tool_args" != skip ]; then
@@ -46,7 +46,16 @@ mutate chunk_carry_dropped 05_reduce_then_scan/reduce_then_scan.cu 's/        ca
 mutate chunk_carry_dropped_big 05_reduce_then_scan/reduce_then_scan.cu 's/        carry \+= aggregate;\n//' reduce-then-scan "--self-test -n 16777217" skip
 mutate chain_blockidx 06_chained_scan/chained_scan.cu 's/chunk_id = atomicAdd\(next_chunk, 1u\);/chunk_id = blockIdx.x;/' chained-1tile "--stress 100" skip
 mutate chain_split_flag 06_chained_scan/chained_scan.cu 's/    store_descriptor\(&descriptors\[chunk\],\n\s*\(unsigned long long\)TILE_PREFIX << 32 \| \(uint32_t\)\(exclusive \+ aggregate\)\);/    ((volatile unsigned *)&descriptors[chunk])[1] = TILE_PREFIX;\n    ((volatile unsigned *)&descriptors[chunk])[0] = exclusive + aggregate;/' chained-1tile "--stress 100" skip
-mutate lookback_double_count 07_decoupled_lookback/decoupled_lookback.cu 's/const unsigned needed = prefix_lanes \? \(prefix_lanes \^ \(prefix_lanes - 1\)\) : FULL_MASK;/const unsigned needed = FULL_MASK;/' decoupled-lookback "--self-test -n 16777217" skip
-mutate lookback_epoch_ignored 07_decoupled_lookback/decoupled_lookback.cu 's/return high >> 2 == epoch \? high & 3u : TILE_INVALID;/return high & 3u;/' decoupled-lookback "--self-test -n 16777217" skip
-mutate lookback_ldg 07_decoupled_lookback/decoupled_lookback.cu 's/asm volatile\("ld.relaxed.gpu.global.u64 %0, \[%1\];" : "=l"\(word\) : "l"\(descriptor\) : "memory"\);/word = __ldg(descriptor);/' decoupled-lookback "--stress 20" skip
-mutate tile0_never_publishes 07_decoupled_lookback/decoupled_lookback.cu 's/        store_descriptor\(&descriptors\[0\], pack_descriptor\(TILE_PREFIX, epoch, aggregate\)\);/        ;/' decoupled-lookback "-n 2^20 --reps 1" skip
+# the look-back (chapter 07, carried unchanged into 08: planted in both)
+for ch in 07_decoupled_lookback/decoupled_lookback.cu 08_memcpy_speed/memcpy_speed.cu; do
+  c=${ch%%_*}
+  mutate lookback_double_count_$c $ch 's/const unsigned needed = prefix_lanes \? \(prefix_lanes \^ \(prefix_lanes - 1\)\) : FULL_MASK;/const unsigned needed = FULL_MASK;/' decoupled-lookback "--self-test -n 16777217" skip
+  mutate lookback_ldg_$c $ch 's/asm volatile\("ld.relaxed.gpu.global.u64 %0, \[%1\];" : "=l"\(word\) : "l"\(descriptor\) : "memory"\);/word = __ldg(descriptor);/' decoupled-lookback "--stress 20" skip
+  mutate tile0_never_publishes_$c $ch 's/const unsigned state = tile == 0 \? TILE_PREFIX : TILE_AGGREGATE;/const unsigned state = TILE_AGGREGATE;/' decoupled-lookback "-n 2^20 --reps 1" skip
+done
+mutate lookback_blockidx_07 07_decoupled_lookback/decoupled_lookback.cu 's/tile_id = atomicAdd\(next_tile, 1u\);/tile_id = blockIdx.x;/' decoupled-lookback "--stress 100" skip
+# chapter 08's one launch per call: the descriptors the last call left must be cleared, and each
+# scan needs its own scratch
+mutate stale_not_cleared_08 08_memcpy_speed/memcpy_speed.cu 's/    clear_stale_descriptors\(state \+ 1 \+ \(1 - array\) \* capacity,\n\s*\(size_t\)\(drawn >> 32 & STATE_STALE_MASK\), tile\);\n//' decoupled-lookback "--self-test -n 16777217" skip
+mutate shared_scratch_08 08_memcpy_speed/memcpy_speed.cu 's/(lookback_scan_async\(s\[k\]\.d_in, s\[k\]\.d_out, s\[k\]\.n, s\[k\]\.exclusive, )s\[k\]\.d_temp,\n(\s*)s\[k\]\.temp_bytes,/$1s[0].d_temp,\n$2s[0].temp_bytes,/' decoupled-lookback "--two-streams 300" skip
+mutate prefetch_past_end_08 08_memcpy_speed/memcpy_speed.cu 's/        if \(first \+ k < n\)\n            asm volatile\("prefetch/        asm volatile("prefetch/' decoupled-lookback "--self-test -n 16777217" "--self-test -n 70000"

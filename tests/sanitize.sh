@@ -37,6 +37,7 @@ extra_args() {
     05_reduce_then_scan/run) echo "-n 2^23 --reps 1" ;;
     06_chained_scan/run) echo "--stress 2 -n 300000" ;;
     07_decoupled_lookback/run) echo "--stress 2 -n 300000" ;;
+    08_memcpy_speed/run) echo "--stress 2 -n 300000" ;;
   esac
 }
 for c in $GPU_CHAPTERS; do [ -n "$(extra_args "$c/run")" ] && runs="$runs $c/run:extra"; done
