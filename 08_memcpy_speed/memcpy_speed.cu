@@ -227,8 +227,10 @@ __device__ unsigned long long pack_descriptor(unsigned state, uint32_t value)
 __device__ void publish_aggregate(unsigned long long *descriptors, unsigned tile,
                                   uint32_t aggregate)
 {
-    const unsigned state = tile == 0 ? TILE_PREFIX : TILE_AGGREGATE;
-    store_descriptor(&descriptors[tile], pack_descriptor(state, aggregate));
+    if (tile == 0)
+        store_descriptor(&descriptors[0], pack_descriptor(TILE_PREFIX, aggregate));
+    else
+        store_descriptor(&descriptors[tile], pack_descriptor(TILE_AGGREGATE, aggregate));
 }
 
 /**
