@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The driver behind `make bench` (docs/CONVENTIONS.md §6): the baselines (memcpy, CUB inclusive and
-# exclusive, Thrust inclusive) and every device-wide chapter (04-07) over n = 2^10 … 2^30, each
+# exclusive, Thrust inclusive) and every device-wide chapter (04 on) over n = 2^10 … 2^30, each
 # program with --csv, on one GPU in one run. Every row was verified by the program that printed it.
 # Writes, for GPU "NVIDIA H200" on date D:
 #   docs/results/nvidia_h200.csv        every row: gpu, cuda, date, program, n, variant, times, check
@@ -39,7 +39,8 @@ else
     "04|04_scan_then_fan/run"
     "05|05_reduce_then_scan/run"
     "06|06_chained_scan/run"
-    "07|07_decoupled_lookback/run --variant decoupled-lookback"
+    "07|07_decoupled_lookback/run"
+    "08|08_memcpy_speed/run --variant decoupled-lookback"
   )
 
   device_line=$(build/bench/baselines -n 0 --reps 1 | head -n 1)  # "GPU: NAME, compute capability …"
@@ -138,7 +139,7 @@ fi
 # Quote the results where people read them: between the markers
 #   <!-- bench:begin SELECTOR -->  …  <!-- bench:end -->
 # in README.md (SELECTOR "all") and in each chapter's notes (SELECTOR "chNN", and more series
-# names if wanted: "ch07 cub"), a table is
+# names if wanted: "ch08 cub"), a table is
 # regenerated from this CSV: GB/s and % of memcpy at the largest sizes, time at 2^16.
 snippet() { # selector
   awk -F, -v sel="$1" -v gpu="$gpu" -v cuda="$cuda" -v day="$day" '
@@ -173,7 +174,8 @@ splice() { # file selector
 }
 if [ "$OUTDIR" = docs/results ]; then
   splice README.md all
-  for c in 04_scan_then_fan 05_reduce_then_scan 06_chained_scan 07_decoupled_lookback; do
+  for c in [0-9][0-9]_*; do
+    [ -f "$c/README.md" ] || continue
     sel=$(sed -n "s/^<!-- bench:begin \(ch${c%%_*}[^>]*\) -->$/\1/p" "$c/README.md" | head -n 1)
     [ -z "$sel" ] || splice "$c/README.md" "$sel"
   done
