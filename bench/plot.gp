@@ -8,7 +8,8 @@ set xlabel "n (int32 elements)"
 set grid
 set key outside right top
 set pointsize 0.7
-# nine colours that stay apart (after Okabe & Ito, plus grey and dark red); memcpy is drawn black
+# eleven colours that stay apart (after Okabe & Ito, plus grey, dark red, indigo and teal); memcpy
+# is drawn black
 set linetype 1 linecolor rgb "#0072B2"
 set linetype 2 linecolor rgb "#56B4E9"
 set linetype 3 linecolor rgb "#E69F00"
@@ -18,7 +19,9 @@ set linetype 6 linecolor rgb "#D55E00"
 set linetype 7 linecolor rgb "#999999"
 set linetype 8 linecolor rgb "#CC79A7"
 set linetype 9 linecolor rgb "#8B0000"
-set linetype cycle 9
+set linetype 10 linecolor rgb "#332288"
+set linetype 11 linecolor rgb "#44AA99"
+set linetype cycle 11
 
 set output bandwidth
 set title sprintf("Scan throughput on %s, CUDA %s, %s\nGB/s = 2 · 4 · n bytes / median time; memcpy of the same n is the ceiling", gpu, cuda, day)
