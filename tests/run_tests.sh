@@ -74,6 +74,21 @@ chapter_modes() {
     grep -v -e '^--self-test$' -e '^$' | tr ' ' _
 }
 
+# every "docs/CONVENTIONS.md §N" (or "§N–§M", "§N, §M") in the code and docs names a section that
+# docs/CONVENTIONS.md has ("## §N. ...")
+check_citations() {
+  local cited bad=0 n count=0
+  cited=$(grep -rhoE 'CONVENTIONS\.md §[0-9]+([–-]§[0-9]+|, §[0-9]+)*' --include='*.c' --include='*.h' \
+            --include='*.cu' --include='*.sh' --include='*.md' --include='*.mk' --include=Makefile . 2>/dev/null |
+          grep -oE '§[0-9]+' | sort -u)
+  for n in $cited; do
+    count=$((count + 1))
+    grep -q "^## $n\. " docs/CONVENTIONS.md || { echo "cited but missing in docs/CONVENTIONS.md: $n"; bad=1; }
+  done
+  [ "$bad" -eq 0 ] && echo "citations of docs/CONVENTIONS.md: $count sections cited, all present"
+  [ "$bad" -eq 0 ] && [ "$count" -gt 0 ]
+}
+
 # the committed figures are exactly what tests/scan_networks.c draws today
 check_figures() {
   local dir status=0 f
@@ -121,6 +136,7 @@ run_suite "figures up to date" check_figures
 run_suite "results tables up to date" check_results
 run_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run serial
 run_suite "\\file blocks" check_file_blocks
+run_suite "conventions cited exist" check_citations
 run_suite "carried-over helpers unchanged" tests/check_carried.sh $CHAPTERS
 run_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test
 

@@ -19,7 +19,8 @@
  * The same file checks the bank arithmetic behind chapter 03's CONFLICT_FREE_INDEX: for the
  * shared-memory access patterns of its block scans, how many different words of one bank a warp
  * asks for at once, with and without the padding; models chapters 04 and 05's decompositions;
- * and runs chapter 07's look-back under random interleavings of its tiles.
+ * and runs the look-back of chapter 07 (carried unchanged into 08) under random interleavings of
+ * its tiles.
  */
 #include "check.h"
 
