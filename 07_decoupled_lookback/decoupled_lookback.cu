@@ -334,7 +334,8 @@ __device__ uint32_t look_back(unsigned long long *descriptors, unsigned tile, ui
                                             : pack_descriptor(TILE_PREFIX, 0);
         const unsigned state = (unsigned)(word >> 32);
         const unsigned prefix_lanes = __ballot_sync(FULL_MASK, state == TILE_PREFIX);
-        /* the lanes up to and including the nearest prefix; all 32 when there is none */
+        /* the lanes up to and including the nearest prefix (x ^ (x - 1) keeps the lowest set bit
+           of x and every bit below it); all 32 when there is none */
         const unsigned needed = prefix_lanes ? (prefix_lanes ^ (prefix_lanes - 1)) : FULL_MASK;
         if ((__ballot_sync(FULL_MASK, state == TILE_INVALID) & needed) != 0) {
             /* a needed predecessor has not published yet: read the window again */
@@ -412,9 +413,9 @@ static size_t lookback_temp_bytes(int variant, size_t n)
 }
 
 /**
- * \brief The ::gpu_traffic_fn: each element read once and written once (2n), plus a descriptor
- *        written twice and read by the look-backs of the tiles after it (counted here as 4 words
- *        per tile; a look-back that waits reads its window again, which this does not count).
+ * \brief The ::gpu_traffic_fn: each element read once and written once (2n), plus each tile's
+ *        descriptor written twice (aggregate, then prefix): 16 bytes, the size of 4 elements.
+ *        The look-backs' reads of descriptors, which L2 serves, are not counted.
  */
 static double lookback_traffic(int variant, size_t n)
 {

@@ -268,7 +268,8 @@ __device__ uint32_t look_back(unsigned long long *descriptors, unsigned tile, ui
                                             : pack_descriptor(TILE_PREFIX, 0);
         const unsigned state = (unsigned)(word >> 32);
         const unsigned prefix_lanes = __ballot_sync(FULL_MASK, state == TILE_PREFIX);
-        /* the lanes up to and including the nearest prefix; all 32 when there is none */
+        /* the lanes up to and including the nearest prefix (x ^ (x - 1) keeps the lowest set bit
+           of x and every bit below it); all 32 when there is none */
         const unsigned needed = prefix_lanes ? (prefix_lanes ^ (prefix_lanes - 1)) : FULL_MASK;
         if ((__ballot_sync(FULL_MASK, state == TILE_INVALID) & needed) != 0) {
             /* a needed predecessor has not published yet: read the window again */
@@ -564,7 +565,7 @@ __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM)
                          size_t capacity, int exclusive)
 {
     /* two copies of the pass, each with `exclusive` a constant: the compiler then keeps fewer
-       registers live in each (measured: the notes) */
+       registers live in each (measured: docs/experiments/08_memcpy_speed.md) */
     if (exclusive)
         single_pass_tile(in, out, n, state, capacity, 1);
     else
@@ -593,15 +594,16 @@ static size_t lookback_scratch_bytes(size_t n)
  * The scratch contract. `d_temp` holds the look-back's state from one call to the next: the
  * state word (the tile counter, which descriptor array the next call uses, how many descriptors
  * the last call left) and the two descriptor arrays. So:
- *  - before the first call that uses it, every byte of it must be 0;
+ *  - before the first call that uses it, every byte of it must be 0, and that zeroing must be
+ *    ordered before the call (the same stream, or a synchronisation in between);
  *  - after that, only this launcher may write it, and it must be passed with the same
  *    `temp_bytes` every time (the arrays' places depend on it);
  *  - calls that share it must not overlap: issue them on one stream, or order them with events.
  * Calls with different scratch buffers are independent: they may run at once on different
- * streams. A call leaves the scratch ready for the next one (every descriptor it did not write
- * is 0), so no clearing is needed between calls. The driver keeps this contract with
- * gpu_chapter::temp_is_state (it zeroes a new scratch once), and `--two-streams` checks the last
- * point.
+ * streams. A call leaves the scratch ready for the next one (the array the next call uses is all
+ * 0: this call cleared it), so no clearing is needed between calls. The driver keeps the first
+ * promise for the variants gpu_chapter::temp_is_state names (it zeroes their scratch once, when
+ * it allocates it), and `--two-streams` checks that calls with their own scratch may overlap.
  * \param d_in       device input, n elements, 16-byte aligned
  * \param d_out      device output, n elements, 16-byte aligned (may equal `d_in`)
  * \param n          element count (0 launches nothing)
@@ -666,12 +668,13 @@ static void describe_tiles(size_t n, char *line, size_t len)
              n, tile_count(n), TILE_ITEMS, per_sm, sms, per_sm * sms, cub_version());
 }
 
-/** The ::gpu_traffic_fn: 2n elements, plus a descriptor written twice and read about twice per
-    tile (re-reads of a window that is not ready are not counted). */
+/** The ::gpu_traffic_fn: 2n elements, plus each tile's descriptor written three times (aggregate,
+    prefix, and cleared by the next call): 24 bytes, the size of 6 elements. The look-backs' reads
+    of descriptors, which L2 serves, are not counted. */
 static double lookback_traffic(int variant, size_t n)
 {
     (void)variant;
-    return 2.0 * (double)n + 4.0 * (double)tile_count(n);
+    return 2.0 * (double)n + 6.0 * (double)tile_count(n);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -696,8 +699,8 @@ typedef struct stream_scan {
  * \brief `--two-streams R`: R rounds of two scans launched at once on two streams, each with its
  *        own scratch, every element of both compared with the CPU.
  *
- * The sizes (2^20 + 5 and 3 · 2^18 + 7, or `-n N` and 3N/4 + 7) give two grids that fit the GPU
- * together, so their blocks really run side by side. Any state the two shared (a tile counter
+ * The sizes (n = 2^20 + 5, or `-n N`, and 3 · ⌊n / 4⌋ + 7 = 786 442) give two grids that fit an
+ * H200 together, so their blocks can run side by side. Any state the two shared (a tile counter
  * in a `__device__` variable, say) would hand one scan's tile ids to the other's blocks.
  */
 static int two_streams_mode(const scan_options *opt)
@@ -800,7 +803,7 @@ int main(int argc, char **argv)
         .repeats = 3,
         .notes = NOTES,
         .temp_bytes = lookback_temp_bytes,
-        .temp_is_state = 1,
+        .temp_is_state = 1u << VARIANT_LOOKBACK, /* CUB's scratch is poisoned before every run */
         .traffic = lookback_traffic,
         .describe = describe_tiles,
     };

@@ -42,8 +42,8 @@ static size_t temp_need(const gpu_chapter *ch, int variant, size_t n)
 }
 
 /** Make both device arrays hold at least n elements, and the scratch of `variant` (if it is not
-    -1) what that variant needs for n. A new scratch that holds the chapter's state starts as
-    zeros (gpu_chapter::temp_is_state). */
+    -1) what that variant needs for n. A new scratch that holds a variant's state starts as zeros
+    (gpu_chapter::temp_is_state). */
 static void device_arrays_reserve(const gpu_chapter *ch, device_arrays *d, size_t n, int variant)
 {
     if (n > d->capacity) {
@@ -60,7 +60,7 @@ static void device_arrays_reserve(const gpu_chapter *ch, device_arrays *d, size_
         d->temp[variant] = NULL;
         CUDA_CHECK(cudaMalloc(&d->temp[variant], temp_bytes));
         d->temp_bytes[variant] = temp_bytes;
-        if (ch->temp_is_state)
+        if (ch->temp_is_state >> variant & 1u)
             CUDA_CHECK(cudaMemset(d->temp[variant], 0, temp_bytes));
     }
 }
@@ -75,12 +75,12 @@ static void device_arrays_free(device_arrays *d)
     *d = NO_ARRAYS;
 }
 
-/** Poison the scratch of `variant`, unless it holds the chapter's state
+/** Poison the scratch of `variant`, unless it holds that variant's state
     (gpu_chapter::temp_is_state): a value the kernel reads before it wrote it is then garbage, not
     a leftover. */
 static void poison_temp(const gpu_chapter *ch, const device_arrays *d, int variant)
 {
-    if (d->temp_bytes[variant] && !ch->temp_is_state)
+    if (d->temp_bytes[variant] && !(ch->temp_is_state >> variant & 1u))
         CUDA_CHECK(cudaMemset(d->temp[variant], POISON_BYTE, d->temp_bytes[variant]));
 }
 

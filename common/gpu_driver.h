@@ -50,11 +50,12 @@ typedef struct gpu_chapter {
     const char *const *extra;     /**< that column's cell for each variant (prog.variant_count) */
     const char *const *notes;     /**< lines printed above the table (NULL-terminated), or NULL */
     gpu_temp_fn temp_bytes;       /**< scratch the launcher needs, or NULL for none */
-    int temp_is_state;            /**< 0: the launcher writes its scratch before it reads it, so the
-                                       driver poisons the scratch before every run, to prove it;
-                                       1: the launcher keeps state in its scratch from call to call,
-                                       which must hold zeros before the first call: the driver
-                                       zeroes it once, when it allocates it, and never writes it */
+    unsigned temp_is_state;       /**< bit v clear: variant v writes its scratch before it reads
+                                       it, so the driver poisons that scratch before every run, to
+                                       prove it; bit v set: variant v keeps state in its scratch
+                                       from call to call, which must hold zeros before the first
+                                       call: the driver zeroes it once, when it allocates it, and
+                                       never writes it again */
     gpu_traffic_fn traffic;       /**< the traffic model, shown beside GB/s; NULL: 2n, not shown */
     gpu_describe_fn describe;     /**< a note printed before each size of the sweep, or NULL */
 } gpu_chapter;
