@@ -78,8 +78,11 @@ chapter_modes() {
 # docs/CONVENTIONS.md has ("## §N. ...")
 check_citations() {
   local cited bad=0 n count=0
-  cited=$(grep -rhoE 'CONVENTIONS\.md §[0-9]+([–-]§[0-9]+|, §[0-9]+)*' --include='*.c' --include='*.h' \
-            --include='*.cu' --include='*.sh' --include='*.md' --include='*.mk' --include=Makefile . 2>/dev/null |
+  local files
+  files=$(git ls-files --cached --others --exclude-standard 2>/dev/null || find . -type f -not -path './build/*')
+  # shellcheck disable=SC2086
+  cited=$(for f in $files; do [ -f "$f" ] && echo "$f"; done | grep -E '\.(c|h|cu|sh|md|mk)$|Makefile$' |
+          xargs grep -hoE 'CONVENTIONS\.md §[0-9]+([–-]§[0-9]+|, §[0-9]+)*' 2>/dev/null |
           grep -oE '§[0-9]+' | sort -u)
   for n in $cited; do
     count=$((count + 1))
