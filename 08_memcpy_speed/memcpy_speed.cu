@@ -706,8 +706,10 @@ typedef struct stream_scan {
  * H200 together, so their blocks can run side by side. Any state the two shared (a tile counter
  * in a `__device__` variable, say) would hand one scan's tile ids to the other's blocks.
  */
-static int two_streams_mode(const scan_options *opt)
+static int two_streams_mode(const scan_options *opt, const int32_t *file, size_t file_words)
 {
+    (void)file; /* a mode given alone: --input is refused with it */
+    (void)file_words;
     const size_t n0 = opt->n_given ? opt->n : ((size_t)1 << 20) + 5;
     stream_scan s[2] = {{.n = n0, .exclusive = 0}, {.n = n0 / 4 * 3 + 7, .exclusive = 1}};
     for (int k = 0; k < 2; ++k) {

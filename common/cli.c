@@ -263,6 +263,10 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
 
     if (opt->help)
         return 0;
+    if (opt->mode && opt->mode->combines && opt->exclusive) {
+        snprintf(err, errlen, "%s scans inclusively only; drop --exclusive", opt->mode->option);
+        return EXIT_USAGE;
+    }
     if (opt->stress && !prog->stress) {
         snprintf(err, errlen, "--stress is for single-pass scans, whose blocks race; %s has no "
                  "races between blocks to stress: use --self-test", prog->name);
@@ -281,9 +285,10 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
         snprintf(err, errlen, "--self-test makes its own inputs; drop --input/--output");
         return EXIT_USAGE;
     }
-    if ((opt->stress != 0) + (opt->mode != NULL) + opt->self_test + (opt->input != NULL) > 1) {
+    const int own_mode = opt->mode && !opt->mode->combines;
+    if ((opt->stress != 0) + own_mode + opt->self_test + (opt->input != NULL) > 1) {
         snprintf(err, errlen, "--self-test, --stress, --input%s%s are separate modes; give one of "
-                 "them", opt->mode ? ", " : "", opt->mode ? opt->mode->option : "");
+                 "them", own_mode ? ", " : "", own_mode ? opt->mode->option : "");
         return EXIT_USAGE;
     }
     return 0;
@@ -316,6 +321,9 @@ void cli_print_help(FILE *f, const scan_program *prog)
         snprintf(left, sizeof left, "%s%s%s", mode->option, mode->count ? " " : "",
                  mode->count ? mode->count : "");
         fprintf(f, "  %-19s %s\n", left, mode->help);
+        if (mode->combines && m + 1 == prog->mode_count)
+            fprintf(f, "  %-19s (each of these combines with --self-test, --stress R, --input F, "
+                    "-n N)\n", "");
     }
     fprintf(f,
             "  --variant NAME      one of: %s, all (default: all, side by side)\n"

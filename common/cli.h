@@ -52,8 +52,15 @@ typedef struct scan_mode {
     const char *option; /**< the option, e.g. "--two-streams" */
     const char *count;  /**< NULL: a flag; else the name of the whole number it takes, e.g. "R" */
     const char *help;   /**< its line in `--help` */
-    const char *test;   /**< arguments `make test` runs it with ("--two-streams 200"), or NULL */
-    int (*run)(const struct scan_options *opt); /**< runs it; returns the exit status */
+    const char *test;   /**< arguments `make test` runs it with ("--two-streams 200"; several
+                             runs separated by " | "), or NULL */
+    int combines;       /**< 0: a mode of its own, given alone; 1: it chooses *what* is scanned
+                             (an operator, a type) and combines with `--self-test`, `--stress R`,
+                             `--input/--output` and `-n`, which `run` then carries out itself;
+                             such a mode scans inclusively only */
+    /** Runs it; returns the exit status. `file`/`file_words`: the `--input` file read as int32
+        words (NULL and 0 without `--input`); its format is the mode's to check. */
+    int (*run)(const struct scan_options *opt, const int32_t *file, size_t file_words);
 } scan_mode;
 
 /** What a chapter tells the shared command line about itself. */

@@ -385,12 +385,12 @@ int gpu_chapter_main(int argc, char **argv, const gpu_chapter *ch)
                     ch->prog.segment);
 
     int status;
-    if (opt.self_test) {
+    if (opt.mode) { /* its own mode, or an operator that carries out the options itself */
+        status = opt.mode->run(&opt, file_in, file_n);
+    } else if (opt.self_test) {
         status = self_test(ch, &opt);
     } else if (opt.stress) {
         status = stress(ch, &opt);
-    } else if (opt.mode) {
-        status = opt.mode->run(&opt);
     } else if (opt.input) {
         device_arrays d = NO_ARRAYS;
         device_ctx ctx = {ch, &d};

@@ -1,0 +1,87 @@
+/**
+ * \file cub_operators.cu
+ * \brief Chapter 09's CUB baselines (C++: CUB's API is templates and function objects). Integer
+ *        sums and products run on `unsigned int`, so that overflow wraps as in the chapter.
+ */
+#include "cub_operators.h"
+
+#include "cuda_util.h"
+
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/transform_output_iterator.h>
+
+#include <stdint.h>
+
+/** One step of the recurrence h = a·h_prev + b, as CUB scans it. */
+struct cub_affine_map {
+    unsigned a; /**< multiplier */
+    unsigned b; /**< addend */
+};
+
+/** Composition of two affine maps, the earlier one first: x ↦ later(earlier(x)). */
+struct compose_affine {
+    /** \brief (a2, b2) after (a1, b1): x ↦ a2·(a1·x + b1) + b2. */
+    __host__ __device__ cub_affine_map operator()(const cub_affine_map &earlier,
+                                                  const cub_affine_map &later) const
+    {
+        return cub_affine_map{later.a * earlier.a, later.a * earlier.b + later.b};
+    }
+};
+
+/** What the recurrence's output keeps of a scanned map: h = b (the map applied to h = 0). */
+struct take_addend {
+    /** \brief b of the map. */
+    __host__ __device__ unsigned operator()(const cub_affine_map &m) const { return m.b; }
+};
+
+/** The selection of the compaction: keep x > 0. */
+struct is_positive {
+    /** \brief x > 0. */
+    __host__ __device__ bool operator()(const int &x) const { return x > 0; }
+};
+
+/** Ask CUB for its scratch (d_temp NULL) or run. */
+static cudaError_t cub_call(cub_operator op, void *d_temp, size_t *bytes, const void *d_in,
+                            const int32_t *d_keys, void *d_out, int *d_count, size_t n)
+{
+    const int count = (int)n;
+    switch (op) {
+    case CUB_FLOAT_SUM:
+        return cub::DeviceScan::InclusiveSum(d_temp, *bytes, (const float *)d_in, (float *)d_out,
+                                             count);
+    case CUB_AFFINE:
+        return cub::DeviceScan::InclusiveScan(
+            d_temp, *bytes, (const cub_affine_map *)d_in,
+            thrust::make_transform_output_iterator((unsigned *)d_out, take_addend()),
+            compose_affine(), count);
+    case CUB_SUM_BY_KEY:
+        return cub::DeviceScan::InclusiveSumByKey(d_temp, *bytes, d_keys,
+                                                  (const unsigned *)d_in, (unsigned *)d_out,
+                                                  count);
+    default:
+        return cub::DeviceSelect::If(d_temp, *bytes, (const int *)d_in, (int *)d_out, d_count,
+                                     count, is_positive());
+    }
+}
+
+size_t cub_operator_temp_bytes(cub_operator op, size_t n)
+{
+    /* remembered per (op, n): CUB's answer costs host time, asked before every timed call */
+    static size_t known_n[4] = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX}, known_bytes[4];
+    if (known_n[op] != n) {
+        known_bytes[op] = 0;
+        CUDA_CHECK(cub_call(op, NULL, &known_bytes[op], NULL, NULL, NULL, NULL, n));
+        known_n[op] = n;
+    }
+    return known_bytes[op];
+}
+
+void cub_operator_run(cub_operator op, const void *d_in, const int32_t *d_keys, void *d_out,
+                      int *d_count, size_t n, void *d_temp, size_t temp_bytes)
+{
+    if (n > 0x7fffffff)
+        cuda_fail(cudaErrorInvalidValue, "the CUB baselines here take fewer than 2^31 elements",
+                  __FILE__, __LINE__);
+    CUDA_CHECK(cub_call(op, d_temp, &temp_bytes, d_in, d_keys, d_out, d_count, n));
+}

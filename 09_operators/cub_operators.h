@@ -1,0 +1,51 @@
+/**
+ * \file cub_operators.h
+ * \brief Chapter 09's baselines, callable from C: CUB's own algorithm for each operator of the
+ *        chapter, on the same device buffers (`cub::DeviceScan::InclusiveSum` on floats,
+ *        `InclusiveScan` with the affine operator, `InclusiveSumByKey`, `cub::DeviceSelect::If`).
+ *
+ * Each pair of functions follows CUB's own two-step use: ask the scratch size once for n, then
+ * run with that scratch. Every run is asynchronous on the default stream and exits with status 3
+ * if CUB reports an error. n must be below 2^31 (CUB is given an `int` count here).
+ */
+#ifndef SCAN_CUB_OPERATORS_H
+#define SCAN_CUB_OPERATORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The baselines: one per operator of the chapter. */
+typedef enum cub_operator {
+    CUB_FLOAT_SUM,    /**< InclusiveSum of floats */
+    CUB_AFFINE,       /**< InclusiveScan of int32 (a, b) pairs with map composition; writes b */
+    CUB_SUM_BY_KEY,   /**< InclusiveSumByKey of int32 values, int32 keys (segment numbers) */
+    CUB_SELECT_IF     /**< DeviceSelect::If, x > 0, out of place */
+} cub_operator;
+
+/** \brief Device scratch CUB asks for to run `op` on n elements, in bytes (asked once per n). */
+size_t cub_operator_temp_bytes(cub_operator op, size_t n);
+
+/**
+ * \brief Run CUB's algorithm for `op`.
+ * \param op         which one
+ * \param d_in       input: floats (CUB_FLOAT_SUM), n interleaved (a, b) pairs (CUB_AFFINE), the
+ *                   values (CUB_SUM_BY_KEY), int32 (CUB_SELECT_IF)
+ * \param d_keys     CUB_SUM_BY_KEY: n int32 keys, equal within a segment; else unused
+ * \param d_out      output: n elements (CUB_SELECT_IF: the kept ones, at the front)
+ * \param d_count    CUB_SELECT_IF: receives how many were kept (one int); else unused
+ * \param n          element count, below 2^31
+ * \param d_temp     cub_operator_temp_bytes(op, n) bytes of scratch
+ * \param temp_bytes its size
+ */
+void cub_operator_run(cub_operator op, const void *d_in, const int32_t *d_keys, void *d_out,
+                      int *d_count, size_t n, void *d_temp, size_t temp_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SCAN_CUB_OPERATORS_H */
