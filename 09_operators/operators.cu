@@ -218,8 +218,8 @@ __device__ __forceinline__ void clear_stale_descriptors(unsigned long long *othe
      value                 what is scanned: 4 or 8 bytes (the descriptor holds it 32 bits a word)
      ITEMS_PER_THREAD      elements per thread per tile (a multiple of LANE_ITEMS)
      COMMUTATIVE           1 if combine(x, y) == combine(y, x): the reduction may then reorder
-     PUBLISHES_IN_ORDER    1 if a tile writes where earlier tiles read (the compaction): the
-                           descriptors then carry release/acquire order, not only values
+     PUBLISHES_IN_ORDER    1 if a tile writes where earlier tiles read (the compaction): fences
+                           then make the descriptors carry order, not only values
      args, tile            the kernel's arguments; the tile's input in shared memory
      identity()            the value e with combine(e, x) == combine(x, e) == x
      combine(earlier, later)   the operator, its arguments in the order of the input
@@ -227,7 +227,10 @@ __device__ __forceinline__ void clear_stale_descriptors(unsigned long long *othe
                            is then already its inclusive prefix (a segment head)
      prefetch / load       ask L2 for a later tile; copy this tile to shared memory (cp.async)
      load4(tile, k, x)     elements k … k+3 of the tile, as values
-     store4(args, n, first, tile, k, v)   write the results of elements k … k+3 (v: their scans)
+     store4(args, n, first, tile, k, v, base)  write the results of elements k … k+3 (v: their
+                           scans; base: what precedes the warp's quarter of the tile)
+     finish_part(args, tile, start, base, end)  what a warp does after its last group (the
+                           compaction writes out what it gathered)
      last_tile(args, v)    what the last tile does with its inclusive prefix (the count)
 */
 
@@ -328,11 +331,13 @@ struct sum_i32 {
         x[0] = q.x, x[1] = q.y, x[2] = q.z, x[3] = q.w;
     }
     /** Write the sums. */
-    static __device__ void store4(const args &a, size_t n, size_t first, const tile &, int,
-                                  const value v[LANE_ITEMS])
+    static __device__ void store4(const args &a, size_t n, size_t first, tile &, int,
+                                  const value v[LANE_ITEMS], value)
     {
         store4_contiguous((uint32_t *)a.out, n, first, v);
     }
+    /** nothing more */
+    static __device__ void finish_part(const args &, tile &, int, value, value) {}
     /** nothing more */
     static __device__ void last_tile(const args &, value) {}
 };
@@ -373,13 +378,15 @@ struct sum_f32 {
         x[0] = q.x, x[1] = q.y, x[2] = q.z, x[3] = q.w;
     }
     /** Write the sums. */
-    static __device__ void store4(const args &a, size_t n, size_t first, const tile &, int,
-                                  const value v[LANE_ITEMS])
+    static __device__ void store4(const args &a, size_t n, size_t first, tile &, int,
+                                  const value v[LANE_ITEMS], value)
     {
         const uint32_t r[LANE_ITEMS] = {__float_as_uint(v[0]), __float_as_uint(v[1]),
                                         __float_as_uint(v[2]), __float_as_uint(v[3])};
         store4_contiguous((uint32_t *)a.out, n, first, r);
     }
+    /** nothing more */
+    static __device__ void finish_part(const args &, tile &, int, value, value) {}
     /** nothing more */
     static __device__ void last_tile(const args &, value) {}
 };
@@ -434,12 +441,14 @@ struct affine_i32 {
         x[2] = affine_map{q.x, q.y}, x[3] = affine_map{q.z, q.w};
     }
     /** Write h_t = b of each scanned map. */
-    static __device__ void store4(const args &a, size_t n, size_t first, const tile &, int,
-                                  const value v[LANE_ITEMS])
+    static __device__ void store4(const args &a, size_t n, size_t first, tile &, int,
+                                  const value v[LANE_ITEMS], value)
     {
         const uint32_t r[LANE_ITEMS] = {v[0].b, v[1].b, v[2].b, v[3].b};
         store4_contiguous((uint32_t *)a.out, n, first, r);
     }
+    /** nothing more */
+    static __device__ void finish_part(const args &, tile &, int, value, value) {}
     /** nothing more */
     static __device__ void last_tile(const args &, value) {}
 };
@@ -500,12 +509,14 @@ struct segmented_i32 {
         x[2] = segment_sum{(h & 0xff0000u) != 0, q.z}, x[3] = segment_sum{(h >> 24) != 0, q.w};
     }
     /** Write the sums. */
-    static __device__ void store4(const args &a, size_t n, size_t first, const tile &, int,
-                                  const value v[LANE_ITEMS])
+    static __device__ void store4(const args &a, size_t n, size_t first, tile &, int,
+                                  const value v[LANE_ITEMS], value)
     {
         const uint32_t r[LANE_ITEMS] = {v[0].sum, v[1].sum, v[2].sum, v[3].sum};
         store4_contiguous((uint32_t *)a.out, n, first, r);
     }
+    /** nothing more */
+    static __device__ void finish_part(const args &, tile &, int, value, value) {}
     /** nothing more */
     static __device__ void last_tile(const args &, value) {}
 };
@@ -552,16 +563,29 @@ struct compact_i32 {
         const int4 q = t.x[k / 4];
         x[0] = q.x > 0, x[1] = q.y > 0, x[2] = q.z > 0, x[3] = q.w > 0;
     }
-    /** Move each kept element to its place (past the end of the input nothing is kept: the
-        padding is 0). */
-    static __device__ void store4(const args &a, size_t, size_t, const tile &t, int k,
-                                  const value v[LANE_ITEMS])
+    /** Gather the group's kept elements at the front of the warp's quarter of the tile, in
+        shared memory: a kept element whose count is c goes to c − 1 − base there. That place is
+        never after the element's own, so it lies in this group or an earlier one, which every
+        lane has read (the `__syncwarp()`). */
+    static __device__ void store4(const args &, size_t, size_t, tile &t, int k,
+                                  const value v[LANE_ITEMS], value base)
     {
         const int4 q = t.x[k / 4];
+        __syncwarp(); /* every lane has read its group before any lane writes into it */
+        int32_t *part = (int32_t *)t.x + (k - k % (WARP_THREADS * ITEMS_PER_THREAD));
         const int32_t x[LANE_ITEMS] = {q.x, q.y, q.z, q.w};
         for (int c = 0; c < LANE_ITEMS; ++c)
             if (x[c] > 0)
-                a.out[v[c] - 1] = x[c];
+                part[v[c] - 1 - base] = x[c];
+    }
+    /** Write the warp's kept elements, gathered at the start of its quarter, to positions
+        base … end − 1 of the output: consecutive lanes, consecutive addresses. */
+    static __device__ void finish_part(const args &a, tile &t, int start, value base, value end)
+    {
+        __syncwarp(); /* every lane's gathering is done */
+        const int32_t *part = (const int32_t *)t.x + start;
+        for (uint32_t j = threadIdx.x % WARP_THREADS; j < end - base; j += WARP_THREADS)
+            a.out[(size_t)base + j] = part[j];
     }
     /** The last tile's inclusive prefix: how many were kept. */
     static __device__ void last_tile(const args &a, value inclusive) { *a.kept = inclusive; }
@@ -648,31 +672,6 @@ template <class Op> __device__ __forceinline__ typename Op::value warp_scan(type
     return x;
 }
 
-/** Load a descriptor: relaxed (chapter 06's load_descriptor()), or acquire when the operator's
-    tiles write where earlier tiles read. */
-template <class Op>
-__device__ __forceinline__ unsigned long long load_word(const unsigned long long *descriptor)
-{
-    if (!Op::PUBLISHES_IN_ORDER)
-        return load_descriptor(descriptor);
-    unsigned long long word;
-    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(descriptor) : "memory");
-    return word;
-}
-
-/** Store a descriptor: relaxed (chapter 06's store_descriptor()), or release when the
-    operator's tiles write where earlier tiles read. */
-template <class Op>
-__device__ __forceinline__ void store_word(unsigned long long *descriptor,
-                                           unsigned long long word)
-{
-    if (!Op::PUBLISHES_IN_ORDER)
-        store_descriptor(descriptor, word);
-    else
-        asm volatile("st.release.gpu.global.u64 [%0], %1;" : : "l"(descriptor), "l"(word)
-                     : "memory");
-}
-
 /**
  * \brief Publish a tile's descriptor: one 64-bit word per 32 bits of the value, each word
  *        carrying the state beside its part of the value.
@@ -696,7 +695,7 @@ __device__ __forceinline__ void publish(unsigned long long *descriptors, unsigne
     value_words<typename Op::value> w;
     memcpy(&w, &v, sizeof v);
     for (int i = 0; i < words; ++i)
-        store_word<Op>(&descriptors[(size_t)tile * words + i], pack_descriptor(state, w.w[i]));
+        store_descriptor(&descriptors[(size_t)tile * words + i], pack_descriptor(state, w.w[i]));
 }
 
 /**
@@ -714,7 +713,7 @@ __device__ __forceinline__ unsigned read_descriptor(const unsigned long long *de
     value_words<typename Op::value> w;
     unsigned state = 0;
     for (int i = 0; i < words; ++i) {
-        const unsigned long long word = load_word<Op>(&descriptors[(size_t)tile * words + i]);
+        const unsigned long long word = load_descriptor(&descriptors[(size_t)tile * words + i]);
         const unsigned s = (unsigned)(word >> 32);
         state = i == 0 ? s : (s == state ? state : TILE_INVALID);
         w.w[i] = (uint32_t)word;
@@ -736,6 +735,9 @@ __device__ __forceinline__ void publish_aggregate(unsigned long long *descriptor
                                                   typename Op::value aggregate)
 {
     const int is_prefix = tile == 0 || Op::absorbs(aggregate);
+    if (Op::PUBLISHES_IN_ORDER)
+        __threadfence(); /* release: the block's reads of its input (behind the barrier before
+                            this call) come before the aggregate */
     publish<Op>(descriptors, tile, is_prefix ? TILE_PREFIX : TILE_AGGREGATE, aggregate);
 }
 
@@ -751,9 +753,9 @@ __device__ __forceinline__ void publish_aggregate(unsigned long long *descriptor
  * `exclusive_prefix += …` in either order: for a sum it is the same.)
  *
  * When the operator's tiles write into earlier tiles' parts of the array (PUBLISHES_IN_ORDER),
- * the descriptors are read with acquire and written with release: every lane's acquire, then
- * `__syncwarp()`, then lane 0's release of the prefix, so that what the predecessors did before
- * publishing comes before what this tile does after the look-back (the argument is in the notes).
+ * the relaxed descriptors are made to carry order with fences: each lane's fence after its reads
+ * makes them acquire what the predecessors released; `__syncwarp()` gathers the lanes; lane 0's
+ * fence before the prefix releases all of it to the successors (the argument is in the notes).
  * \return the tile's exclusive prefix (in every lane)
  * \pre One full warp calls it; every tile below `tile` was handed to a block that is running.
  */
@@ -788,8 +790,12 @@ __device__ typename Op::value look_back(unsigned long long *descriptors, unsigne
             break;
         window_last -= WARP_THREADS;
     }
-    if (Op::PUBLISHES_IN_ORDER)
-        __syncwarp(); /* every lane's acquire comes before lane 0's release */
+    if (Op::PUBLISHES_IN_ORDER) {
+        __threadfence(); /* acquire: what this lane read, and what came before it */
+        __syncwarp();
+        if (lane == 0)
+            __threadfence(); /* release: all of that, and the lanes' acquires, before the prefix */
+    }
     if (lane == 0)
         publish<Op>(descriptors, tile, TILE_PREFIX, Op::combine(exclusive_prefix, aggregate));
     return exclusive_prefix;
@@ -852,7 +858,7 @@ __device__ __forceinline__ typename Op::value reduce_tile(const typename Op::til
  * \param a         the kernel's arguments
  * \param n         element count
  * \param first     index of the tile's first element
- * \param t         the tile
+ * \param t         the tile (the compaction gathers its kept elements in it)
  * \param carried   all that precedes this warp's quarter: the tile's exclusive prefix, then the
  *                  warps before
  * \param exclusive 1 for an exclusive scan (the int32 sum only)
@@ -860,10 +866,11 @@ __device__ __forceinline__ typename Op::value reduce_tile(const typename Op::til
  */
 template <class Op>
 __device__ __forceinline__ void scan_and_store(const typename Op::args &a, size_t n, size_t first,
-                                               const typename Op::tile &t,
-                                               typename Op::value carried, int exclusive)
+                                               typename Op::tile &t, typename Op::value carried,
+                                               int exclusive)
 {
     typedef typename Op::value V;
+    const V base = carried;
     for (int v = 0; v < Op::ITEMS_PER_THREAD / LANE_ITEMS; ++v) {
         const int k = tile_index<Op>(v);
         V x[LANE_ITEMS];
@@ -879,9 +886,11 @@ __device__ __forceinline__ void scan_and_store(const typename Op::args &a, size_
         for (int c = 0; c < LANE_ITEMS; ++c)
             result[c] = exclusive ? (c == 0 ? base : Op::combine(base, x[c - 1]))
                                   : Op::combine(base, x[c]);
-        Op::store4(a, n, first + k, t, k, result);
+        Op::store4(a, n, first + k, t, k, result, base);
         carried = Op::combine(carried, shfl_value(lane_inclusive, WARP_THREADS - 1));
     }
+    Op::finish_part(a, t, tile_index<Op>(0) - (threadIdx.x % WARP_THREADS) * LANE_ITEMS, base,
+                    carried);
 }
 
 /**
@@ -1410,7 +1419,11 @@ static void compact_reference(op_data *d)
 /** Launch the compaction: this chapter's in place (on d_in), CUB's out of place. */
 static void compact_launch(int variant, op_data *d)
 {
-    if (variant == VARIANT_CUB)
+    if (d->n > 0xffffffffu) /* the count, and every position, is a uint32 */
+        cli_fail(EXIT_USAGE, "the compaction takes fewer than 2^32 elements; n is %zu", d->n);
+    if (d->n == 0) /* nothing to launch: nothing kept */
+        CUDA_CHECK(cudaMemsetAsync(d->d_count, 0, sizeof(uint32_t), 0));
+    else if (variant == VARIANT_CUB)
         cub_operator_run(CUB_SELECT_IF, d->d_in, NULL, d->d_out, (int *)d->d_count, d->n,
                          d->d_temp[variant], d->temp_bytes[variant]);
     else
@@ -1595,7 +1608,7 @@ static void op_prepare(const operator_mode *op, op_data *d, int variant)
     }
     if (!state && d->temp_bytes[variant])
         CUDA_CHECK(cudaMemset(d->d_temp[variant], POISON_BYTE, d->temp_bytes[variant]));
-    if (d->d_pristine && variant == VARIANT_LOOKBACK)
+    if (d->d_pristine) /* the input as it was before the last in-place compaction */
         CUDA_CHECK(cudaMemcpy(d->d_in, d->d_pristine, d->n * op->in_bytes,
                               cudaMemcpyDeviceToDevice));
     /* floats are poisoned with NaN (0xFF bytes): an unwritten element fails any bound */
@@ -1617,8 +1630,7 @@ static void op_fetch(const operator_mode *op, op_data *d, int variant)
 static size_t op_run_checked(const operator_mode *op, op_data *d, int variant, const char *what)
 {
     op_prepare(op, d, variant);
-    if (d->n)
-        op->launch(variant, d);
+    op->launch(variant, d);
     CUDA_CHECK_LAUNCH();
     op_fetch(op, d, variant);
     return check_output(op, d, variant, what);
