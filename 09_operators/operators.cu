@@ -870,7 +870,7 @@ __device__ __forceinline__ void scan_and_store(const typename Op::args &a, size_
                                                int exclusive)
 {
     typedef typename Op::value V;
-    const V base = carried;
+    const V part_base = carried; /* what precedes the warp's quarter */
     for (int v = 0; v < Op::ITEMS_PER_THREAD / LANE_ITEMS; ++v) {
         const int k = tile_index<Op>(v);
         V x[LANE_ITEMS];
@@ -886,11 +886,11 @@ __device__ __forceinline__ void scan_and_store(const typename Op::args &a, size_
         for (int c = 0; c < LANE_ITEMS; ++c)
             result[c] = exclusive ? (c == 0 ? base : Op::combine(base, x[c - 1]))
                                   : Op::combine(base, x[c]);
-        Op::store4(a, n, first + k, t, k, result, base);
+        Op::store4(a, n, first + k, t, k, result, part_base);
         carried = Op::combine(carried, shfl_value(lane_inclusive, WARP_THREADS - 1));
     }
-    Op::finish_part(a, t, tile_index<Op>(0) - (threadIdx.x % WARP_THREADS) * LANE_ITEMS, base,
-                    carried);
+    Op::finish_part(a, t, tile_index<Op>(0) - (threadIdx.x % WARP_THREADS) * LANE_ITEMS,
+                    part_base, carried);
 }
 
 /**
