@@ -595,6 +595,14 @@ struct compact_i32 {
 /* The lesson: the pass, generic over the operator                                            */
 /* ------------------------------------------------------------------------------------------ */
 
+/** `fence.acq_rel.gpu`: after a relaxed read, it makes that read acquire; before a relaxed
+    write, it makes that write release (PTX ISA, memory consistency model: the release and acquire
+    patterns). `__threadfence()` is the stronger `fence.sc.gpu`, which this does not need. */
+__device__ __forceinline__ void fence_acq_rel()
+{
+    asm volatile("fence.acq_rel.gpu;" : : : "memory");
+}
+
 /** A value as 32-bit words: what shuffles and descriptors move. */
 template <typename V> struct value_words {
     uint32_t w[sizeof(V) / 4]; /**< the words */
@@ -736,7 +744,7 @@ __device__ __forceinline__ void publish_aggregate(unsigned long long *descriptor
 {
     const int is_prefix = tile == 0 || Op::absorbs(aggregate);
     if (Op::PUBLISHES_IN_ORDER)
-        __threadfence(); /* release: the block's reads of its input (behind the barrier before
+        fence_acq_rel(); /* release: the block's reads of its input (behind the barrier before
                             this call) come before the aggregate */
     publish<Op>(descriptors, tile, is_prefix ? TILE_PREFIX : TILE_AGGREGATE, aggregate);
 }
@@ -791,10 +799,10 @@ __device__ typename Op::value look_back(unsigned long long *descriptors, unsigne
         window_last -= WARP_THREADS;
     }
     if (Op::PUBLISHES_IN_ORDER) {
-        __threadfence(); /* acquire: what this lane read, and what came before it */
+        fence_acq_rel(); /* acquire: what this lane read, and what came before it */
         __syncwarp();
         if (lane == 0)
-            __threadfence(); /* release: all of that, and the lanes' acquires, before the prefix */
+            fence_acq_rel(); /* release: all of that, and the lanes' acquires, before the prefix */
     }
     if (lane == 0)
         publish<Op>(descriptors, tile, TILE_PREFIX, Op::combine(exclusive_prefix, aggregate));
