@@ -13,27 +13,38 @@
 
 #include <stdint.h>
 
-/** One step of the recurrence h = a·h_prev + b, as CUB scans it. */
-struct cub_affine_map {
-    unsigned a; /**< multiplier */
-    unsigned b; /**< addend */
+/** One step of the recurrence h = a·h_prev + b, as CUB scans it (T: unsigned or float). */
+template <typename T> struct cub_affine_map {
+    T a; /**< multiplier */
+    T b; /**< addend */
 };
 
 /** Composition of two affine maps, the earlier one first: x ↦ later(earlier(x)). */
-struct compose_affine {
+template <typename T> struct compose_affine {
     /** \brief (a2, b2) after (a1, b1): x ↦ a2·(a1·x + b1) + b2. */
-    __host__ __device__ cub_affine_map operator()(const cub_affine_map &earlier,
-                                                  const cub_affine_map &later) const
+    __host__ __device__ cub_affine_map<T> operator()(const cub_affine_map<T> &earlier,
+                                                     const cub_affine_map<T> &later) const
     {
-        return cub_affine_map{later.a * earlier.a, later.a * earlier.b + later.b};
+        return cub_affine_map<T>{later.a * earlier.a, later.a * earlier.b + later.b};
     }
 };
 
 /** What the recurrence's output keeps of a scanned map: h = b (the map applied to h = 0). */
-struct take_addend {
+template <typename T> struct take_addend {
     /** \brief b of the map. */
-    __host__ __device__ unsigned operator()(const cub_affine_map &m) const { return m.b; }
+    __host__ __device__ T operator()(const cub_affine_map<T> &m) const { return m.b; }
 };
+
+/** CUB's InclusiveScan of n affine maps in T, writing b. */
+template <typename T>
+static cudaError_t cub_affine(void *d_temp, size_t *bytes, const void *d_in, void *d_out,
+                              int count)
+{
+    return cub::DeviceScan::InclusiveScan(
+        d_temp, *bytes, (const cub_affine_map<T> *)d_in,
+        thrust::make_transform_output_iterator((T *)d_out, take_addend<T>()),
+        compose_affine<T>(), count);
+}
 
 /** The selection of the compaction: keep x > 0. */
 struct is_positive {
@@ -51,10 +62,9 @@ static cudaError_t cub_call(cub_operator op, void *d_temp, size_t *bytes, const 
         return cub::DeviceScan::InclusiveSum(d_temp, *bytes, (const float *)d_in, (float *)d_out,
                                              count);
     case CUB_AFFINE:
-        return cub::DeviceScan::InclusiveScan(
-            d_temp, *bytes, (const cub_affine_map *)d_in,
-            thrust::make_transform_output_iterator((unsigned *)d_out, take_addend()),
-            compose_affine(), count);
+        return cub_affine<unsigned>(d_temp, bytes, d_in, d_out, count);
+    case CUB_AFFINE_F32:
+        return cub_affine<float>(d_temp, bytes, d_in, d_out, count);
     case CUB_SUM_BY_KEY:
         return cub::DeviceScan::InclusiveSumByKey(d_temp, *bytes, d_keys,
                                                   (const unsigned *)d_in, (unsigned *)d_out,
@@ -68,7 +78,8 @@ static cudaError_t cub_call(cub_operator op, void *d_temp, size_t *bytes, const 
 size_t cub_operator_temp_bytes(cub_operator op, size_t n)
 {
     /* remembered per (op, n): CUB's answer costs host time, asked before every timed call */
-    static size_t known_n[4] = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX}, known_bytes[4];
+    static size_t known_n[5] = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX},
+                  known_bytes[5];
     if (known_n[op] != n) {
         known_bytes[op] = 0;
         CUDA_CHECK(cub_call(op, NULL, &known_bytes[op], NULL, NULL, NULL, NULL, n));

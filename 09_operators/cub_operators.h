@@ -22,6 +22,7 @@ extern "C" {
 typedef enum cub_operator {
     CUB_FLOAT_SUM,    /**< InclusiveSum of floats */
     CUB_AFFINE,       /**< InclusiveScan of int32 (a, b) pairs with map composition; writes b */
+    CUB_AFFINE_F32,   /**< the same with float pairs */
     CUB_SUM_BY_KEY,   /**< InclusiveSumByKey of int32 values, int32 keys (segment numbers) */
     CUB_SELECT_IF     /**< DeviceSelect::If, x > 0, out of place */
 } cub_operator;
@@ -32,7 +33,7 @@ size_t cub_operator_temp_bytes(cub_operator op, size_t n);
 /**
  * \brief Run CUB's algorithm for `op`.
  * \param op         which one
- * \param d_in       input: floats (CUB_FLOAT_SUM), n interleaved (a, b) pairs (CUB_AFFINE), the
+ * \param d_in       input: floats (CUB_FLOAT_SUM), n interleaved (a, b) pairs (CUB_AFFINE, _F32), the
  *                   values (CUB_SUM_BY_KEY), int32 (CUB_SELECT_IF)
  * \param d_keys     CUB_SUM_BY_KEY: n int32 keys, equal within a segment; else unused
  * \param d_out      output: n elements (CUB_SELECT_IF: the kept ones, at the front)

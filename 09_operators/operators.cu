@@ -218,8 +218,6 @@ __device__ __forceinline__ void clear_stale_descriptors(unsigned long long *othe
      value                 what is scanned: 4 or 8 bytes (the descriptor holds it 32 bits a word)
      ITEMS_PER_THREAD      elements per thread per tile (a multiple of LANE_ITEMS)
      COMMUTATIVE           1 if combine(x, y) == combine(y, x): the reduction may then reorder
-     PUBLISHES_IN_ORDER    1 if a tile writes where earlier tiles read (the compaction): fences
-                           then make the descriptors carry order, not only values
      args, tile            the kernel's arguments; the tile's input in shared memory
      identity()            the value e with combine(e, x) == combine(x, e) == x
      combine(earlier, later)   the operator, its arguments in the order of the input
@@ -298,7 +296,7 @@ __device__ __forceinline__ void store4_contiguous(uint32_t *out, size_t n, size_
 /** The int32 sum, wrapping (modulo 2^32): chapter 08's operator. */
 struct sum_i32 {
     typedef uint32_t value; /**< a partial sum */
-    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 1, PUBLISHES_IN_ORDER = 0 };
+    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 1 };
     /** Kernel arguments. */
     struct args {
         const int32_t *in; /**< input (16-byte aligned) */
@@ -345,7 +343,7 @@ struct sum_i32 {
 /** The float sum: rounded, so the order of the additions shows in the result. */
 struct sum_f32 {
     typedef float value; /**< a partial sum */
-    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 1, PUBLISHES_IN_ORDER = 0 };
+    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 1 };
     /** Kernel arguments. */
     struct args {
         const float *in; /**< input (16-byte aligned) */
@@ -391,35 +389,53 @@ struct sum_f32 {
     static __device__ void last_tile(const args &, value) {}
 };
 
-/** One step of the recurrence, the map h ↦ a·h + b (int32 arithmetic, modulo 2^32). */
-struct affine_map {
-    uint32_t a; /**< multiplier */
-    uint32_t b; /**< addend */
+/** One step of the recurrence, the map h ↦ a·h + b, in T: uint32_t (int32 arithmetic, modulo
+    2^32) or float. */
+template <typename T> struct affine_map {
+    T a; /**< multiplier */
+    T b; /**< addend */
 };
 
+/** A 32-bit word as T (uint32_t: itself; float: its bits read as a float). */
+template <typename T> __device__ __forceinline__ T from_bits(uint32_t w)
+{
+    T x;
+    memcpy(&x, &w, sizeof x);
+    return x;
+}
+
+/** The bits of a 32-bit T. */
+template <typename T> __device__ __forceinline__ uint32_t to_bits(T x)
+{
+    uint32_t w;
+    memcpy(&w, &x, sizeof w);
+    return w;
+}
+
 /**
- * The linear recurrence h_t = a_t·h_{t−1} + b_t (h_{−1} = 0) as a scan of affine maps: the scan
- * composes maps, x ↦ later(earlier(x)), and element t's scan applied to h_{−1} = 0 is h_t, its b.
- * Composition is associative but not commutative.
+ * The linear recurrence h_t = a_t·h_{t−1} + b_t (h_{−1} = 0) as a scan of affine maps, in T: the
+ * scan composes maps, x ↦ later(earlier(x)), and element t's scan applied to h_{−1} = 0 is h_t,
+ * its b. Composition is associative (exactly so modulo 2^32; up to rounding in float) but not
+ * commutative.
  */
-struct affine_i32 {
-    typedef affine_map value; /**< a composed map: 8 bytes, two descriptor words */
-    enum { ITEMS_PER_THREAD = 16, COMMUTATIVE = 0, PUBLISHES_IN_ORDER = 0 };
+template <typename T> struct affine {
+    typedef affine_map<T> value; /**< a composed map: 8 bytes, two descriptor words */
+    enum { ITEMS_PER_THREAD = 16, COMMUTATIVE = 0 };
     /** Kernel arguments. */
     struct args {
-        const affine_map *in; /**< the pairs (a_t, b_t) (16-byte aligned) */
-        int32_t *out;         /**< h_t */
+        const value *in; /**< the pairs (a_t, b_t) (16-byte aligned) */
+        T *out;          /**< h_t */
     };
     /** The tile in shared memory. */
     struct tile {
         uint4 x[BLOCK_THREADS * ITEMS_PER_THREAD / 2]; /**< the pairs, 2 per vector */
     };
     /** x ↦ x */
-    static __device__ value identity() { return affine_map{1u, 0u}; }
+    static __device__ value identity() { return value{(T)1, (T)0}; }
     /** x ↦ later(earlier(x)) = later.a·(earlier.a·x + earlier.b) + later.b */
     static __device__ value combine(value earlier, value later)
     {
-        return affine_map{later.a * earlier.a, later.a * earlier.b + later.b};
+        return value{later.a * earlier.a, later.a * earlier.b + later.b};
     }
     /** a map that forgets its input (a = 0) would; the recurrence's are not looked for */
     static __device__ int absorbs(value) { return 0; }
@@ -437,14 +453,17 @@ struct affine_i32 {
     static __device__ void load4(const tile &t, int k, value x[LANE_ITEMS])
     {
         const uint4 p = t.x[k / 2], q = t.x[k / 2 + 1];
-        x[0] = affine_map{p.x, p.y}, x[1] = affine_map{p.z, p.w};
-        x[2] = affine_map{q.x, q.y}, x[3] = affine_map{q.z, q.w};
+        x[0] = value{from_bits<T>(p.x), from_bits<T>(p.y)};
+        x[1] = value{from_bits<T>(p.z), from_bits<T>(p.w)};
+        x[2] = value{from_bits<T>(q.x), from_bits<T>(q.y)};
+        x[3] = value{from_bits<T>(q.z), from_bits<T>(q.w)};
     }
     /** Write h_t = b of each scanned map. */
     static __device__ void store4(const args &a, size_t n, size_t first, tile &, int,
                                   const value v[LANE_ITEMS], value)
     {
-        const uint32_t r[LANE_ITEMS] = {v[0].b, v[1].b, v[2].b, v[3].b};
+        const uint32_t r[LANE_ITEMS] = {to_bits(v[0].b), to_bits(v[1].b), to_bits(v[2].b),
+                                        to_bits(v[3].b)};
         store4_contiguous((uint32_t *)a.out, n, first, r);
     }
     /** nothing more */
@@ -452,6 +471,11 @@ struct affine_i32 {
     /** nothing more */
     static __device__ void last_tile(const args &, value) {}
 };
+
+/** The recurrence modulo 2^32: exact. */
+typedef affine<uint32_t> affine_i32;
+/** The recurrence in float: rounded. */
+typedef affine<float> affine_f32;
 
 /** A segmented partial sum: whether a head lies in the range, and the sum since the last head. */
 struct segment_sum {
@@ -466,7 +490,7 @@ struct segment_sum {
  */
 struct segmented_i32 {
     typedef segment_sum value; /**< 8 bytes: two descriptor words */
-    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 0, PUBLISHES_IN_ORDER = 0 };
+    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 0 };
     /** Kernel arguments. */
     struct args {
         const int32_t *values; /**< the values (16-byte aligned) */
@@ -524,13 +548,16 @@ struct segmented_i32 {
 /**
  * Stream compaction in place: keep the elements x > 0, in order, at the front of the array. The
  * scan counts kept elements (a sum of 0s and 1s); a kept element whose inclusive count is c goes
- * to position c − 1. That position may lie in an earlier tile's part of the array, which that
- * tile may still be reading: the descriptors therefore carry order (PUBLISHES_IN_ORDER; the
- * argument is in the notes and at look_back()).
+ * to position c − 1. That position may lie in an earlier tile's part of the array. What orders
+ * that tile's reads of its input before this write, with relaxed descriptors and no fence: the
+ * write's address is computed from the descriptors, which are computed from the earlier tiles'
+ * inputs, so for an earlier tile to read this write, the write would have to cause itself. The
+ * PTX memory model forbids that (PTX ISA, memory consistency model, axiom "No Thin Air"); the
+ * notes give the argument in full.
  */
 struct compact_i32 {
     typedef uint32_t value; /**< elements kept */
-    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 1, PUBLISHES_IN_ORDER = 1 };
+    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 1 };
     /** Kernel arguments. */
     struct args {
         const int32_t *in; /**< input (16-byte aligned) */
@@ -594,14 +621,6 @@ struct compact_i32 {
 /* ------------------------------------------------------------------------------------------ */
 /* The lesson: the pass, generic over the operator                                            */
 /* ------------------------------------------------------------------------------------------ */
-
-/** `fence.acq_rel.gpu`: after a relaxed read, it makes that read acquire; before a relaxed
-    write, it makes that write release (PTX ISA, memory consistency model: the release and acquire
-    patterns). `__threadfence()` is the stronger `fence.sc.gpu`, which this does not need. */
-__device__ __forceinline__ void fence_acq_rel()
-{
-    asm volatile("fence.acq_rel.gpu;" : : : "memory");
-}
 
 /** A value as 32-bit words: what shuffles and descriptors move. */
 template <typename V> struct value_words {
@@ -743,9 +762,6 @@ __device__ __forceinline__ void publish_aggregate(unsigned long long *descriptor
                                                   typename Op::value aggregate)
 {
     const int is_prefix = tile == 0 || Op::absorbs(aggregate);
-    if (Op::PUBLISHES_IN_ORDER)
-        fence_acq_rel(); /* release: the block's reads of its input (behind the barrier before
-                            this call) come before the aggregate */
     publish<Op>(descriptors, tile, is_prefix ? TILE_PREFIX : TILE_AGGREGATE, aggregate);
 }
 
@@ -759,11 +775,7 @@ __device__ __forceinline__ void publish_aggregate(unsigned long long *descriptor
  * (warp_combine(…, 0)), and the window's result goes *in front of* what the windows nearer the
  * tile gave: `exclusive_prefix = combine(window, exclusive_prefix)`. (Chapter 07 wrote
  * `exclusive_prefix += …` in either order: for a sum it is the same.)
- *
- * When the operator's tiles write into earlier tiles' parts of the array (PUBLISHES_IN_ORDER),
- * the relaxed descriptors are made to carry order with fences: each lane's fence after its reads
- * makes them acquire what the predecessors released; `__syncwarp()` gathers the lanes; lane 0's
- * fence before the prefix releases all of it to the successors (the argument is in the notes).
+
  * \return the tile's exclusive prefix (in every lane)
  * \pre One full warp calls it; every tile below `tile` was handed to a block that is running.
  */
@@ -797,12 +809,6 @@ __device__ typename Op::value look_back(unsigned long long *descriptors, unsigne
         if (prefix_lanes)
             break;
         window_last -= WARP_THREADS;
-    }
-    if (Op::PUBLISHES_IN_ORDER) {
-        fence_acq_rel(); /* acquire: what this lane read, and what came before it */
-        __syncwarp();
-        if (lane == 0)
-            fence_acq_rel(); /* release: all of that, and the lanes' acquires, before the prefix */
     }
     if (lane == 0)
         publish<Op>(descriptors, tile, TILE_PREFIX, Op::combine(exclusive_prefix, aggregate));
@@ -1080,7 +1086,8 @@ typedef struct op_data {
     int32_t *keys;        /**< segmented, for CUB: each element's segment number */
     int32_t *ref;         /**< the expected output (32-bit words) */
     double *exact;        /**< float sum: the exact sums */
-    double *magnitude;    /**< float sum: the sums of |x| (the error bound's scale) */
+    double *magnitude;    /**< float sum: the sums of |x|; float recurrence: S_t (the notes) */
+    double *growth;       /**< float recurrence: P_t, S_t with rounding's growth (the notes) */
     size_t ref_count;     /**< compaction: elements kept */
     int32_t *got;         /**< the output copied back */
     uint32_t got_count;   /**< compaction: the count copied back */
@@ -1123,6 +1130,9 @@ typedef struct operator_mode {
 /** The float sum's check: each result within the bound of the notes. */
 static int float_bound_ok(const op_data *d, int variant, size_t i);
 
+/** The float recurrence's check: each result within the bound of the notes. */
+static int recurrence_bound_ok(const op_data *d, int variant, size_t i);
+
 /** Elements of the output to compare: n, or the count kept by a compaction. */
 static size_t output_count(const operator_mode *op, const op_data *d)
 {
@@ -1140,14 +1150,15 @@ static size_t check_output(const operator_mode *op, const op_data *d, int varian
     size_t bad = 0, first = 0;
     const size_t count = output_count(op, d);
     for (size_t i = 0; i < count; ++i) {
-        const int wrong = op->cub == CUB_FLOAT_SUM ? !float_bound_ok(d, variant, i)
-                                                   : d->got[i] != d->ref[i];
+        const int wrong = op->cub == CUB_FLOAT_SUM    ? !float_bound_ok(d, variant, i)
+                          : op->cub == CUB_AFFINE_F32 ? !recurrence_bound_ok(d, variant, i)
+                                                      : d->got[i] != d->ref[i];
         if (wrong && bad++ == 0)
             first = i;
     }
     if (bad) {
         const size_t i = first;
-        if (op->cub == CUB_FLOAT_SUM) {
+        if (op->cub == CUB_FLOAT_SUM || op->cub == CUB_AFFINE_F32) {
             float f;
             memcpy(&f, &d->got[i], sizeof f);
             printf("  %s: %zu of %zu elements wrong; first at %zu: got %.9g, exact %.9g\n", what,
@@ -1173,10 +1184,9 @@ static size_t check_output(const operator_mode *op, const op_data *d, int varian
  *        scan, whose order this course does not model, i + 1: no order of additions puts more
  *        than i of them on one element's way (each one that rounds joins two nonempty sums).
  */
-static double float_depth(int variant, size_t i)
+static double float_depth(int variant, size_t i, size_t tile)
 {
-    return variant == VARIANT_CUB ? (double)i + 1.0
-                                  : 7.0 * (double)(i / tile_items<sum_f32>()) + 29.0;
+    return variant == VARIANT_CUB ? (double)i + 1.0 : 7.0 * (double)(i / tile) + 29.0;
 }
 
 static int float_bound_ok(const op_data *d, int variant, size_t i)
@@ -1185,7 +1195,7 @@ static int float_bound_ok(const op_data *d, int variant, size_t i)
     memcpy(&f, &d->got[i], sizeof f);
     if (isnan(f))
         return 0; /* unwritten: the float output is poisoned with NaN */
-    const double h = float_depth(variant, i) * FLOAT_UNIT;
+    const double h = float_depth(variant, i, tile_items<sum_f32>()) * FLOAT_UNIT;
     if (h >= 1.0)
         return 1; /* the bound says nothing */
     const double bound = h / (1.0 - h) * d->magnitude[i];
@@ -1297,7 +1307,9 @@ static void affine_launch(int variant, op_data *d)
         cub_operator_run(CUB_AFFINE, d->d_in, NULL, d->d_out, NULL, d->n, d->d_temp[variant],
                          d->temp_bytes[variant]);
     else
-        pass_async<affine_i32>(affine_i32::args{(const affine_map *)d->d_in, d->d_out}, d->n, 0,
+        pass_async<affine_i32>(affine_i32::args{(const affine_i32::value *)d->d_in,
+                                                     (uint32_t *)d->d_out},
+                               d->n, 0,
                                d->d_temp[variant], d->temp_bytes[variant], 0);
 }
 
@@ -1321,6 +1333,91 @@ static int affine_from_file(op_data *d, const int32_t *file, size_t words, char 
     (void)words;
     (void)err;
     (void)len;
+    memcpy(d->in, file, 2 * d->n * sizeof(int32_t));
+    return 0;
+}
+
+/** Float recurrence inputs: "random" (a in [0.999, 1), b = k·2^-23 in (−1, 1): h remembers
+    about a thousand steps, across tiles), "a=1" (a float prefix sum of b). */
+static const char *const AFFINE_F32_PATTERNS[] = {"a-near-1", "a=1"};
+
+/** Fill the float pairs. */
+static void affine_f32_generate(op_data *d, int pattern, uint64_t seed)
+{
+    int32_t *w = (int32_t *)d->in;
+    float *x = (float *)d->in;
+    generate_input(w, 2 * d->n, PATTERN_RANDOM, seed);
+    for (size_t i = 0; i < d->n; ++i) {
+        const float r = (float)((uint32_t)w[2 * i] >> 8) * (1.0f / 16777216.0f); /* [0, 1) */
+        x[2 * i] = pattern == 0 ? 0.999f + 0.001f * r : 1.0f;
+        x[2 * i + 1] = (float)(w[2 * i + 1] / 256) * (1.0f / 8388608.0f);
+    }
+}
+
+/**
+ * \brief The float recurrence's reference and bound: h_t in double, and the two sums the bound
+ *        needs, S_t = |a_t|·S_{t−1} + |b_t| (the size of every term of h_t) and
+ *        P_t = e^u·|a_t|·P_{t−1} + |b_t| (the same, each term grown by rounding's e^{u·k}).
+ */
+static void affine_f32_reference(op_data *d)
+{
+    const float *x = (const float *)d->in;
+    const double grow = exp(FLOAT_UNIT);
+    double h = 0.0, size = 0.0, grown = 0.0;
+    for (size_t i = 0; i < d->n; ++i) {
+        const double a = x[2 * i], b = x[2 * i + 1];
+        h = a * h + b;
+        size = fabs(a) * size + fabs(b);
+        grown = grow * fabs(a) * grown + fabs(b);
+        d->exact[i] = h;
+        d->magnitude[i] = size;
+        d->growth[i] = grown;
+    }
+}
+
+static int recurrence_bound_ok(const op_data *d, int variant, size_t i)
+{
+    float f;
+    memcpy(&f, &d->got[i], sizeof f);
+    if (isnan(f))
+        return 0; /* unwritten: the float output is poisoned with NaN */
+    /* each term b_j·a_{j+1}···a_t is rounded at most 2 times per level of the pass's tree and
+       once per factor a: |error| <= e^{2·depth·u}·P_t − S_t (the notes) */
+    const double depth = float_depth(variant, i, tile_items<affine_f32>());
+    const double bound = exp(2.0 * depth * FLOAT_UNIT) * d->growth[i] - d->magnitude[i];
+    return fabs((double)f - d->exact[i]) <= bound * (1.0 + 1e-6) + 1e-300;
+}
+
+/** Launch the float recurrence. */
+static void affine_f32_launch(int variant, op_data *d)
+{
+    if (variant == VARIANT_CUB)
+        cub_operator_run(CUB_AFFINE_F32, d->d_in, NULL, d->d_out, NULL, d->n,
+                         d->d_temp[variant], d->temp_bytes[variant]);
+    else
+        pass_async<affine_f32>(affine_f32::args{(const affine_f32::value *)d->d_in,
+                                                (float *)d->d_out},
+                               d->n, 0, d->d_temp[variant], d->temp_bytes[variant], 0);
+}
+
+/** Scratch of the float recurrence. */
+static size_t affine_f32_temp(int variant, size_t n)
+{
+    return variant == VARIANT_CUB ? cub_operator_temp_bytes(CUB_AFFINE_F32, n)
+                                  : pass_scratch_bytes<affine_f32>(n);
+}
+
+/** `--input` of the float recurrence: float32 pairs a_0, b_0, a_1, b_1, … */
+static int affine_f32_from_file(op_data *d, const int32_t *file, size_t words, char *err,
+                                size_t len)
+{
+    (void)words;
+    const float *x = (const float *)file;
+    for (size_t i = 0; i < 2 * d->n; ++i)
+        if (!isfinite(x[i])) {
+            snprintf(err, len, "--input: value %zu is not a finite float; give finite a and b", i);
+            return EXIT_USAGE;
+        }
     memcpy(d->in, file, 2 * d->n * sizeof(int32_t));
     return 0;
 }
@@ -1474,6 +1571,11 @@ static const operator_mode RECURRENCE = {
     AFFINE_PATTERNS, "int32 pairs a, b", 2, affine_generate, affine_reference, affine_launch,
     affine_bytes, affine_temp, affine_from_file};
 /** See ::FLOAT_SUM. */
+static const operator_mode RECURRENCE_F32 = {
+    "recurrence-f32", "cub-affine-scan-f32", CUB_AFFINE_F32, 8, tile_items<affine_f32>(), 1, 2,
+    AFFINE_F32_PATTERNS, "float32 pairs a, b", 2, affine_f32_generate, affine_f32_reference,
+    affine_f32_launch, affine_bytes, affine_f32_temp, affine_f32_from_file};
+/** See ::FLOAT_SUM. */
 static const operator_mode SEGMENTED = {
     "segmented", "cub-sum-by-key", CUB_SUM_BY_KEY, 4, tile_items<segmented_i32>(), 1, 5,
     SEGMENT_PATTERNS, "int32 pairs head, value", 2, segmented_generate, segmented_reference,
@@ -1492,6 +1594,7 @@ static const operator_mode COMPACT = {
 static size_t host_bytes(const operator_mode *op, size_t n)
 {
     const size_t per = op->in_bytes + 4 + 4 + (op->cub == CUB_FLOAT_SUM ? 16 : 0) +
+                       (op->cub == CUB_AFFINE_F32 ? 24 : 0) +
                        (op->cub == CUB_SUM_BY_KEY ? 5 : 0);
     return per * n;
 }
@@ -1519,10 +1622,12 @@ static void op_alloc_host(const operator_mode *op, op_data *d, size_t n)
         d->heads = (uint8_t *)xmalloc(n, "the head flags");
         d->keys = (int32_t *)xmalloc(n * sizeof(int32_t), "the keys");
     }
-    if (op->cub == CUB_FLOAT_SUM) {
-        d->exact = (double *)xmalloc(n * sizeof(double), "the exact sums");
-        d->magnitude = (double *)xmalloc(n * sizeof(double), "the sums of |x|");
+    if (op->cub == CUB_FLOAT_SUM || op->cub == CUB_AFFINE_F32) {
+        d->exact = (double *)xmalloc(n * sizeof(double), "the exact results");
+        d->magnitude = (double *)xmalloc(n * sizeof(double), "the error bound's scale");
     }
+    if (op->cub == CUB_AFFINE_F32)
+        d->growth = (double *)xmalloc(n * sizeof(double), "the error bound's growth");
 }
 
 /** Allocate (or keep, if large enough) the device arrays of d. */
@@ -1574,7 +1679,9 @@ static void op_free_host(op_data *d)
     free(d->keys);
     free(d->exact);
     free(d->magnitude);
+    free(d->growth);
     d->in = d->ref = d->got = d->keys = NULL, d->heads = NULL, d->exact = d->magnitude = NULL;
+    d->growth = NULL;
 }
 
 /** Free the device arrays and the scratch. */
@@ -1620,7 +1727,8 @@ static void op_prepare(const operator_mode *op, op_data *d, int variant)
         CUDA_CHECK(cudaMemcpy(d->d_in, d->d_pristine, d->n * op->in_bytes,
                               cudaMemcpyDeviceToDevice));
     /* floats are poisoned with NaN (0xFF bytes): an unwritten element fails any bound */
-    CUDA_CHECK(cudaMemset(d->d_out, op->cub == CUB_FLOAT_SUM ? 0xFF : POISON_BYTE,
+    const int is_float = op->cub == CUB_FLOAT_SUM || op->cub == CUB_AFFINE_F32;
+    CUDA_CHECK(cudaMemset(d->d_out, is_float ? 0xFF : POISON_BYTE,
                           d->n * sizeof(int32_t)));
     CUDA_CHECK(cudaMemset(d->d_count, POISON_BYTE, sizeof(uint32_t)));
 }
@@ -1971,6 +2079,12 @@ static int recurrence_mode(const scan_options *opt, const int32_t *file, size_t 
     return op_main(&RECURRENCE, opt, file, words);
 }
 
+/** `--recurrence-f32`. */
+static int recurrence_f32_mode(const scan_options *opt, const int32_t *file, size_t words)
+{
+    return op_main(&RECURRENCE_F32, opt, file, words);
+}
+
 /** `--segmented`. */
 static int segmented_mode(const scan_options *opt, const int32_t *file, size_t words)
 {
@@ -1995,6 +2109,11 @@ static const scan_mode MODES[] = {
      .test = "--recurrence --self-test | --recurrence --stress 100",
      .combines = 1,
      .run = recurrence_mode},
+    {.option = "--recurrence-f32",
+     .help = "the same in float (F: float32 pairs a, b; G: h); checked within a bound",
+     .test = "--recurrence-f32 --self-test | --recurrence-f32 --stress 100",
+     .combines = 1,
+     .run = recurrence_f32_mode},
     {.option = "--segmented",
      .help = "sums restarting at head flags (F: int32 pairs head, value)",
      .test = "--segmented --self-test | --segmented --stress 100",
