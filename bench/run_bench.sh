@@ -41,6 +41,11 @@ else
     "06|06_chained_scan/run"
     "07|07_decoupled_lookback/run"
     "08|08_memcpy_speed/run --variant decoupled-lookback"
+    "09|09_operators/run --float-sum"
+    "09|09_operators/run --recurrence"
+    "09|09_operators/run --recurrence-f32"
+    "09|09_operators/run --segmented"
+    "09|09_operators/run --compact"
   )
 
   device_line=$(build/bench/baselines -n 0 --reps 1 | head -n 1)  # "GPU: NAME, compute capability …"
@@ -96,7 +101,7 @@ series() {
   awk -F, 'NR > 1 {
     name = ($4 ~ /^baselines/ ? "" : "ch" $4 " ") $7 ($4 == "baselines-exclusive" ? " exclusive" : "")
     if ($7 == "memcpy") { if ($4 != "baselines") next; name = "memcpy" }
-    print name "," $6 "," $8 "," $9
+    print name "," $6 "," $8 "," $9 "," $10
   }' "$csv"
 }
 series > "$tmp/series.csv"
@@ -110,6 +115,7 @@ awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v reps="$REPS" '
   END {
     printf "# Scan throughput on %s\n\n", gpu
     printf "GB/s = 2 x n x 4 bytes / median time of %d runs (read n, write n); every run verified. ", reps
+    printf "Chapter 09'"'"'s operators (ch09 …): GB/s = the bytes each reads and writes / time. "
     printf "CUDA %s, measured %s by `make bench` (bench/run_bench.sh); do not edit by hand.\n\n", cuda, day
     printf "| n |"; for (i = 1; i <= ns; ++i) printf " %s |", names[i]; printf "\n|---|"
     for (i = 1; i <= ns; ++i) printf "---|"; printf "\n"
@@ -120,11 +126,13 @@ awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v reps="$REPS" '
     }
   }' "$tmp/series.csv" > "$md"
 
-# gnuplot data: one block per series, its name first
+# gnuplot data: one block per series, its name first. Chapter 09's operators are left out of the
+# plots: their GB/s count the bytes each operator moves, not 2 x n x 4 (their table is in its notes).
+grep -v '^ch09 ' "$tmp/series.csv" > "$tmp/plotted.csv"
 awk -F, '{ if (!($1 in seen)) { seen[$1] = ++ns; names[ns] = $1 } rows[seen[$1]] = rows[seen[$1]] $2 " " $3 " " $4 "\n" }
   END { for (i = 1; i <= ns; ++i) printf "\"%s\" \"%s\" \"%s\"\n%s\n\n", names[i], names[i], names[i], rows[i] }' \
-  "$tmp/series.csv" > "$tmp/series.dat"
-count=$(awk -F, '!seen[$1]++' "$tmp/series.csv" | wc -l)
+  "$tmp/plotted.csv" > "$tmp/series.dat"
+count=$(awk -F, '!seen[$1]++' "$tmp/plotted.csv" | wc -l)
 plots="and the plots in $OUTDIR"
 if command -v gnuplot >/dev/null; then
   gnuplot -e "data='$tmp/series.dat'; blocks=$count; gpu='$gpu'; cuda='$cuda'; day='$day'; \
@@ -144,21 +152,26 @@ fi
 snippet() { # selector
   awk -F, -v sel="$1" -v gpu="$gpu" -v cuda="$cuda" -v day="$day" '
     { if (!($1 in seen)) { seen[$1] = 1; names[++ns] = $1 }
-      t[$1, $2] = $3; g[$1, $2] = $4; if ($2 > kmax) kmax = $2 }
+      t[$1, $2] = $3; g[$1, $2] = $4; p[$1, $2] = $5; if ($2 > kmax) kmax = $2 }
     END {
       k1 = 24; k2 = 28; k3 = kmax
       printf "Measured by `make bench` on %s, CUDA %s, %s (docs/results/; regenerated, not typed):\n\n", gpu, cuda, day
+      if (sel ~ /^ch09/)
+        printf "GB/s count the bytes each operator reads and writes; %% of memcpy compares with a cudaMemcpy moving as many bytes, timed in the same run.\n\n"
       printf "| series | µs at 2^16 | GB/s at 2^%d | GB/s at 2^%d (%% of memcpy) | GB/s at 2^%d (%% of memcpy) |\n", k1, k2, k3
       printf "|---|---|---|---|---|\n"
       for (i = 1; i <= ns; ++i) {
         n = names[i]
+        if (sel == "all" && index(n, "ch09 ") == 1) continue  # other bytes: in the table of chapter 09
         if (sel != "all" && n != "memcpy") {
           keep = 0; nw = split(sel, word, " ")
           for (w = 1; w <= nw; ++w) keep = keep || n == word[w] || index(n, word[w] " ") == 1
           if (!keep) continue
         }
+        own = index(n, "ch09 ") == 1  # its own % (a memcpy moving the same bytes)
         printf "| %s | %s | %s | %s (%.1f %%) | %s (%.1f %%) |\n", n, t[n, 16], g[n, k1],
-               g[n, k2], 100 * g[n, k2] / g["memcpy", k2], g[n, k3], 100 * g[n, k3] / g["memcpy", k3]
+               g[n, k2], own ? p[n, k2] : 100 * g[n, k2] / g["memcpy", k2],
+               g[n, k3], own ? p[n, k3] : 100 * g[n, k3] / g["memcpy", k3]
       }
     }' "$tmp/series.csv"
 }

@@ -38,16 +38,29 @@ extra_args() {
     06_chained_scan/run) echo "--stress 2 -n 300000" ;;
     07_decoupled_lookback/run) echo "--stress 2 -n 300000" ;;
     08_memcpy_speed/run) echo "--stress 2 -n 300000" ;;
+    09_operators/run) echo "--stress 2 -n 300000" ;;
   esac
 }
 for c in $GPU_CHAPTERS; do [ -n "$(extra_args "$c/run")" ] && runs="$runs $c/run:extra"; done
+# Chapter 09's operators are modes: each one's battery too, up to n = 1100, this chapter's pass only.
+operator_modes() {
+  case $1 in
+    09_operators/run) echo "--float-sum --recurrence --recurrence-f32 --segmented --compact" ;;
+  esac
+}
+for c in $GPU_CHAPTERS; do
+  for m in $(operator_modes "$c/run"); do runs="$runs $c/run:mode$m"; done
+done
 
 for target in $runs; do
-  exe=${target%:extra} args=""
+  exe=${target%%:*} args=""
   name=$(dirname "$exe")
   [ "$exe" = build/tests/cuda_probe ] && name=cuda_probe
   [ "$exe" = build/tests/cuda_probe ] || args="--self-test -n $MAX_N"
-  [ "$exe" = "$target" ] || { args=$(extra_args "$exe"); name="$name $args"; }
+  case $target in
+    *:extra) args=$(extra_args "$exe"); name="$name $args" ;;
+    *:mode*) args="${target#*:mode} --self-test -n 1100 --variant decoupled-lookback"; name="$name $args" ;;
+  esac
   for tool in $TOOLS; do
     if [ -n "$reason" ]; then
       skipped=$((skipped + 1)); printf 'SKIP  %-50s %s\n' "$tool $name" "$reason"; continue
