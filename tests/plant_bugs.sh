@@ -22,8 +22,8 @@ mutate() { # name file perl-expression variant [self-test args] [sanitizer args 
   echo "$name" | grep -qE "$ONLY" || return 0
   perl -0pe "$expr" "$file" > "$src"
   if cmp -s "$src" "$file"; then echo "$name: MUTATION DID NOT APPLY"; return; fi
-  local extra=""  # chapter 09 links its own CUB baselines
-  case $file in 09_*) extra="-I $(dirname "$file") build/09_operators/cub_operators.o" ;; esac
+  local extra=""  # chapter 09 links its operators' host side and its own CUB baselines
+  case $file in 09_*) extra="-I $(dirname "$file") build/09_operators/operator_modes.o build/09_operators/cub_operators.o" ;; esac
   nvcc -std=c++20 -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common $extra "$src" $OBJS build/common/cub_scan.o -o "$bin" -lgomp 2>"$OUTD/$name.build.log" || { echo "$name: build failed"; return; }
   local st; st=$(timeout 300 "$bin" $st_args --variant "$variant" 2>&1 | tail -n 1)
   local line="$name: $st_args -> $st"

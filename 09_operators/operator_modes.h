@@ -1,0 +1,116 @@
+/**
+ * \file operator_modes.h
+ * \brief Chapter 09's host side for the operators' modes: the data of one run, what a mode tells
+ *        the harness (::operator_mode), each operator's inputs, references and checks, and the
+ *        harness itself (battery, stress test, files, sweep), in operator_modes.cu.
+ *
+ * The device code and the launchers are in operators.cu, which fills one ::operator_mode per
+ * operator and hands it to op_main(). Nothing here knows how the pass works: like common/, this
+ * code only makes inputs, moves data, poisons, checks, times and prints.
+ */
+#ifndef SCAN_OPERATOR_MODES_H
+#define SCAN_OPERATOR_MODES_H
+
+#include "cli.h"
+#include "cub_operators.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/** The variants of every mode: this chapter's pass, and CUB beside it. */
+enum { VARIANT_LOOKBACK, VARIANT_CUB, VARIANT_COUNT };
+
+/** The data of one operator run, on the host and on the device. */
+typedef struct op_data {
+    size_t n;             /**< element count */
+    size_t tile;          /**< elements of one tile of the pass (the bound and the patterns use it) */
+    size_t capacity;      /**< elements the device arrays hold */
+    void *in;             /**< host input: n elements of the operator's input */
+    uint8_t *heads;       /**< segmented: n head flags */
+    int32_t *keys;        /**< segmented, for CUB: each element's segment number */
+    int32_t *ref;         /**< the expected output (32-bit words) */
+    double *exact;        /**< float sum: the exact sums */
+    double *magnitude;    /**< float sum: the sums of |x|; float recurrence: S_t (the notes) */
+    double *growth;       /**< float recurrence: P_t, S_t with rounding's growth (the notes) */
+    size_t ref_count;     /**< compaction: elements kept */
+    int32_t *got;         /**< the output copied back */
+    uint32_t got_count;   /**< compaction: the count copied back */
+    void *d_in;           /**< device input */
+    void *d_pristine;     /**< compaction: a device copy of the input, to restore it */
+    uint8_t *d_heads;     /**< device head flags */
+    int32_t *d_keys;      /**< device keys (CUB) */
+    int32_t *d_out;       /**< device output (the compaction in place: d_in) */
+    uint32_t *d_count;    /**< device count (compaction) */
+    void *d_temp[VARIANT_COUNT];        /**< each variant's scratch */
+    size_t temp_bytes[VARIANT_COUNT];   /**< its size */
+} op_data;
+
+/** What a mode tells the shared harness about its operator. */
+typedef struct operator_mode {
+    const char *name;                      /**< the row name of this chapter's pass */
+    const char *cub_name;                  /**< the row name of CUB's baseline */
+    cub_operator cub;                      /**< which baseline */
+    size_t in_bytes;                       /**< bytes of one input element (the heads not counted) */
+    size_t tile;                           /**< elements of one tile of the pass */
+    int state_scratch;                     /**< 1: the pass keeps state in its scratch */
+    int pattern_count;                     /**< input patterns of the battery */
+    const char *const *patterns;           /**< their names */
+    const char *file_format;               /**< the `--input` format, for messages */
+    size_t file_words;                     /**< int32 words of the file per element */
+    /** Fill d->in (and d->heads) for d->n elements. */
+    void (*generate)(op_data *d, int pattern, uint64_t seed);
+    /** Compute the expected output from the host input. */
+    void (*reference)(op_data *d);
+    /** Launch `variant` on the device arrays (asynchronous). */
+    void (*launch)(int variant, op_data *d);
+    /** Bytes `variant` must move for this data (reads and writes). */
+    double (*bytes)(int variant, const op_data *d);
+    /** Scratch `variant` needs for n. */
+    size_t (*temp_bytes)(int variant, size_t n);
+    /** Set up d from an `--input` file of `words` int32 words; 0, or ::EXIT_USAGE with `err`. */
+    int (*from_file)(op_data *d, const int32_t *file, size_t words, char *err, size_t len);
+} operator_mode;
+
+/** \brief The float sum's check of element i: within the bound of the notes. */
+int float_bound_ok(const op_data *d, int variant, size_t i);
+/** \brief The float recurrence's check of element i: within the bound of the notes. */
+int recurrence_bound_ok(const op_data *d, int variant, size_t i);
+
+/** Input patterns of each operator's battery (their names). */
+extern const char *const FLOAT_PATTERNS[2], *const AFFINE_PATTERNS[2],
+    *const AFFINE_F32_PATTERNS[2], *const SEGMENT_PATTERNS[5], *const COMPACT_PATTERNS[4];
+
+/* Each operator's inputs (generate: d->n elements of pattern `pattern`), reference (the expected
+   output, from the host input), bytes moved by `variant`, and `--input` reader (see
+   ::operator_mode). */
+void float_generate(op_data *d, int pattern, uint64_t seed);        /**< float sum: inputs */
+void float_reference(op_data *d);                                   /**< float sum: reference */
+double float_bytes(int variant, const op_data *d);                  /**< float sum: bytes */
+int float_from_file(op_data *d, const int32_t *file, size_t words, char *err, size_t len); /**< float sum: file */
+void affine_generate(op_data *d, int pattern, uint64_t seed);       /**< recurrence: inputs */
+void affine_reference(op_data *d);                                  /**< recurrence: reference */
+double affine_bytes(int variant, const op_data *d);                 /**< recurrence: bytes */
+int affine_from_file(op_data *d, const int32_t *file, size_t words, char *err, size_t len); /**< recurrence: file */
+void affine_f32_generate(op_data *d, int pattern, uint64_t seed);   /**< float recurrence: inputs */
+void affine_f32_reference(op_data *d);                              /**< float recurrence: reference */
+int affine_f32_from_file(op_data *d, const int32_t *file, size_t words, char *err, size_t len); /**< float recurrence: file */
+void segmented_generate(op_data *d, int pattern, uint64_t seed);    /**< segmented: inputs */
+void segmented_reference(op_data *d);                               /**< segmented: reference */
+double segmented_bytes(int variant, const op_data *d);              /**< segmented: bytes */
+int segmented_from_file(op_data *d, const int32_t *file, size_t words, char *err, size_t len); /**< segmented: file */
+void compact_generate(op_data *d, int pattern, uint64_t seed);      /**< compaction: inputs */
+void compact_reference(op_data *d);                                 /**< compaction: reference */
+double compact_bytes(int variant, const op_data *d);                /**< compaction: bytes */
+int compact_from_file(op_data *d, const int32_t *file, size_t words, char *err, size_t len); /**< compaction: file */
+
+/**
+ * \brief Run an operator's mode: the battery (`--self-test`), the stress test (`--stress R`), a file
+ *        (`--input F [--output G]`), or the sweep; returns the exit status.
+ * \param op    the operator
+ * \param opt   the parsed command line
+ * \param file  the `--input` file as int32 words, or NULL
+ * \param words its word count
+ */
+int op_main(const operator_mode *op, const scan_options *opt, const int32_t *file, size_t words);
+
+#endif /* SCAN_OPERATOR_MODES_H */
