@@ -76,9 +76,16 @@ int float_bound_ok(const op_data *d, int variant, size_t i);
 /** \brief The float recurrence's check of element i: within the bound of the notes. */
 int recurrence_bound_ok(const op_data *d, int variant, size_t i);
 
-/** Input patterns of each operator's battery (their names). */
-extern const char *const FLOAT_PATTERNS[2], *const AFFINE_PATTERNS[2],
-    *const AFFINE_F32_PATTERNS[2], *const SEGMENT_PATTERNS[5], *const COMPACT_PATTERNS[4];
+/** Input patterns of the float sum's battery (their names). */
+extern const char *const FLOAT_PATTERNS[2];
+/** Input patterns of the recurrence's battery. */
+extern const char *const AFFINE_PATTERNS[2];
+/** Input patterns of the float recurrence's battery. */
+extern const char *const AFFINE_F32_PATTERNS[2];
+/** Input patterns of the segmented sum's battery. */
+extern const char *const SEGMENT_PATTERNS[5];
+/** Input patterns of the compaction's battery. */
+extern const char *const COMPACT_PATTERNS[4];
 
 /* Each operator's inputs (generate: d->n elements of pattern `pattern`), reference (the expected
    output, from the host input), bytes moved by `variant`, and `--input` reader (see
