@@ -122,12 +122,11 @@ double float_bytes(int variant, const op_data *d)
     return 8.0 * (double)d->n;
 }
 
-/** `--input` of the float sum: raw float32 values (little-endian), any count. The check needs
-    exact references: every value must be a multiple of 2^-23 below 2^31 in magnitude. */
-int float_from_file(op_data *d, const int32_t *file, size_t words, char *err, size_t len)
+/** `--input` of the float sum, checked: raw float32 values (little-endian), any count. The check
+    needs exact references: every value must be a multiple of 2^-23 below 2^31 in magnitude. */
+int float_check_file(const int32_t *file, size_t words, char *err, size_t len)
 {
-    memcpy(d->in, file, words * sizeof(int32_t));
-    const float *x = (const float *)d->in;
+    const float *x = (const float *)file;
     for (size_t i = 0; i < words; ++i) {
         const double k = (double)x[i] * 8388608.0;
         if (!(fabs(x[i]) < 2147483648.0f) || k != floor(k)) {
@@ -138,6 +137,12 @@ int float_from_file(op_data *d, const int32_t *file, size_t words, char *err, si
         }
     }
     return 0;
+}
+
+/** `--input` of the float sum: the values. */
+void float_from_file(op_data *d, const int32_t *file)
+{
+    memcpy(d->in, file, d->n * sizeof(int32_t));
 }
 
 /** Recurrence inputs: "random" (a odd, b any), "sums" (a = 1: a prefix sum of b). */
@@ -175,13 +180,9 @@ double affine_bytes(int variant, const op_data *d)
 }
 
 /** `--input` of the recurrence: int32 pairs a_0, b_0, a_1, b_1, … */
-int affine_from_file(op_data *d, const int32_t *file, size_t words, char *err, size_t len)
+void affine_from_file(op_data *d, const int32_t *file)
 {
-    (void)words;
-    (void)err;
-    (void)len;
     memcpy(d->in, file, 2 * d->n * sizeof(int32_t));
-    return 0;
 }
 
 /** Float recurrence inputs: "random" (a in [0.999, 1), b = k·2^-23 in (−1, 1): h remembers
@@ -235,19 +236,22 @@ int recurrence_bound_ok(const op_data *d, int variant, size_t i)
     return fabs((double)f - d->exact[i]) <= bound * (1.0 + 1e-6) + 1e-300;
 }
 
-/** `--input` of the float recurrence: float32 pairs a_0, b_0, a_1, b_1, … */
-int affine_f32_from_file(op_data *d, const int32_t *file, size_t words, char *err,
-                                size_t len)
+/** `--input` of the float recurrence, checked: float32 pairs a_0, b_0, a_1, b_1, …, all finite. */
+int affine_f32_check_file(const int32_t *file, size_t words, char *err, size_t len)
 {
-    (void)words;
     const float *x = (const float *)file;
-    for (size_t i = 0; i < 2 * d->n; ++i)
+    for (size_t i = 0; i < words; ++i)
         if (!isfinite(x[i])) {
             snprintf(err, len, "--input: value %zu is not a finite float; give finite a and b", i);
             return EXIT_USAGE;
         }
-    memcpy(d->in, file, 2 * d->n * sizeof(int32_t));
     return 0;
+}
+
+/** `--input` of the float recurrence: the pairs. */
+void affine_f32_from_file(op_data *d, const int32_t *file)
+{
+    memcpy(d->in, file, 2 * d->n * sizeof(int32_t));
 }
 
 /** Segment patterns: fixed length 1000 (the benchmark's), length 1, one segment over everything,
@@ -295,19 +299,14 @@ double segmented_bytes(int variant, const op_data *d)
 
 /** `--input` of the segmented sum: int32 pairs head_0, value_0, head_1, value_1, … (a nonzero
     head starts a segment). */
-int segmented_from_file(op_data *d, const int32_t *file, size_t words, char *err,
-                               size_t len)
+void segmented_from_file(op_data *d, const int32_t *file)
 {
-    (void)words;
-    (void)err;
-    (void)len;
     int32_t key = 0;
     for (size_t i = 0; i < d->n; ++i) {
         d->heads[i] = file[2 * i] != 0;
         ((int32_t *)d->in)[i] = file[2 * i + 1];
         d->keys[i] = key += d->heads[i];
     }
-    return 0;
 }
 
 /** Compaction inputs: the battery's patterns (data.h). */
@@ -338,12 +337,9 @@ double compact_bytes(int variant, const op_data *d)
 }
 
 /** `--input` of the compaction: int32 values. */
-int compact_from_file(op_data *d, const int32_t *file, size_t words, char *err, size_t len)
+void compact_from_file(op_data *d, const int32_t *file)
 {
-    (void)err;
-    (void)len;
-    memcpy(d->in, file, words * sizeof(int32_t));
-    return 0;
+    memcpy(d->in, file, d->n * sizeof(int32_t));
 }
 
 
@@ -663,19 +659,26 @@ static int op_stress(const operator_mode *op, const scan_options *opt)
     return status;
 }
 
+int op_check_file(const operator_mode *op, const int32_t *file, size_t words, char *err,
+                  size_t len)
+{
+    if (words % op->file_words) {
+        snprintf(err, len, "--input holds %zu int32 words, an odd number; --%s takes %s", words,
+                 op->mode, op->file_format);
+        return EXIT_USAGE;
+    }
+    return op->check_file ? op->check_file(file, words, err, len) : 0;
+}
+
 /** `--input F [--output G]` with an operator: read F in the operator's format, run every selected
     variant, check each, and write G only when all were right. */
 static int op_file(const operator_mode *op, const scan_options *opt, const int32_t *file,
                    size_t words)
 {
     char err[256];
-    if (words % op->file_words)
-        cli_fail(EXIT_USAGE, "--input %s holds %zu int32 words, an odd number; %s takes %s",
-                 opt->input, words, op->name, op->file_format);
     op_data d;
-    op_alloc_host(op, &d, words / op->file_words);
-    if (op->from_file(&d, file, words, err, sizeof err))
-        cli_fail(EXIT_USAGE, "%s", err);
+    op_alloc_host(op, &d, words / op->file_words); /* op_check_file() has checked the file */
+    op->from_file(&d, file);
     op->reference(&d);
     op_upload(op, &d);
     int status = EXIT_OK;

@@ -48,6 +48,7 @@ typedef struct op_data {
 /** What a mode tells the shared harness about its operator. */
 typedef struct operator_mode {
     const char *name;                      /**< the row name of this chapter's pass */
+    const char *mode;                      /**< the mode's option, without "--" */
     const char *cub_name;                  /**< the row name of CUB's baseline */
     cub_operator cub;                      /**< which baseline */
     size_t in_bytes;                       /**< bytes of one input element (the heads not counted) */
@@ -67,8 +68,11 @@ typedef struct operator_mode {
     double (*bytes)(int variant, const op_data *d);
     /** Scratch `variant` needs for n. */
     size_t (*temp_bytes)(int variant, size_t n);
-    /** Set up d from an `--input` file of `words` int32 words; 0, or ::EXIT_USAGE with `err`. */
-    int (*from_file)(op_data *d, const int32_t *file, size_t words, char *err, size_t len);
+    /** Check the values of an `--input` file (its length is checked already): 0, or
+        ::EXIT_USAGE with a message in `err`; NULL: any values will do. */
+    int (*check_file)(const int32_t *file, size_t words, char *err, size_t len);
+    /** Set up d (allocated for the file's element count) from a checked `--input` file. */
+    void (*from_file)(op_data *d, const int32_t *file);
 } operator_mode;
 
 /** \brief The float sum's check of element i: within the bound of the notes. */
@@ -93,22 +97,31 @@ extern const char *const COMPACT_PATTERNS[4];
 void float_generate(op_data *d, int pattern, uint64_t seed);        /**< float sum: inputs */
 void float_reference(op_data *d);                                   /**< float sum: reference */
 double float_bytes(int variant, const op_data *d);                  /**< float sum: bytes */
-int float_from_file(op_data *d, const int32_t *file, size_t words, char *err, size_t len); /**< float sum: file */
+int float_check_file(const int32_t *file, size_t words, char *err, size_t len); /**< float sum: file check */
+void float_from_file(op_data *d, const int32_t *file); /**< float sum: file */
 void affine_generate(op_data *d, int pattern, uint64_t seed);       /**< recurrence: inputs */
 void affine_reference(op_data *d);                                  /**< recurrence: reference */
 double affine_bytes(int variant, const op_data *d);                 /**< recurrence: bytes */
-int affine_from_file(op_data *d, const int32_t *file, size_t words, char *err, size_t len); /**< recurrence: file */
+void affine_from_file(op_data *d, const int32_t *file); /**< recurrence: file */
 void affine_f32_generate(op_data *d, int pattern, uint64_t seed);   /**< float recurrence: inputs */
 void affine_f32_reference(op_data *d);                              /**< float recurrence: reference */
-int affine_f32_from_file(op_data *d, const int32_t *file, size_t words, char *err, size_t len); /**< float recurrence: file */
+int affine_f32_check_file(const int32_t *file, size_t words, char *err, size_t len); /**< float recurrence: file check */
+void affine_f32_from_file(op_data *d, const int32_t *file); /**< float recurrence: file */
 void segmented_generate(op_data *d, int pattern, uint64_t seed);    /**< segmented: inputs */
 void segmented_reference(op_data *d);                               /**< segmented: reference */
 double segmented_bytes(int variant, const op_data *d);              /**< segmented: bytes */
-int segmented_from_file(op_data *d, const int32_t *file, size_t words, char *err, size_t len); /**< segmented: file */
+void segmented_from_file(op_data *d, const int32_t *file); /**< segmented: file */
 void compact_generate(op_data *d, int pattern, uint64_t seed);      /**< compaction: inputs */
 void compact_reference(op_data *d);                                 /**< compaction: reference */
 double compact_bytes(int variant, const op_data *d);                /**< compaction: bytes */
-int compact_from_file(op_data *d, const int32_t *file, size_t words, char *err, size_t len); /**< compaction: file */
+void compact_from_file(op_data *d, const int32_t *file); /**< compaction: file */
+
+/**
+ * \brief Check an `--input` file for an operator, before the GPU is touched: a whole number of
+ *        elements, and values the check can use. 0, or ::EXIT_USAGE with a message in `err`.
+ */
+int op_check_file(const operator_mode *op, const int32_t *file, size_t words, char *err,
+                  size_t len);
 
 /**
  * \brief Run an operator's mode: the battery (`--self-test`), the stress test (`--stress R`), a file

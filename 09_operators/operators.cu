@@ -1173,34 +1173,42 @@ static size_t compact_temp(int variant, size_t n)
 
 /** The four operators. */
 static const operator_mode FLOAT_SUM = {
-    "float-sum", "cub-float-sum", CUB_FLOAT_SUM, 4, tile_items<sum_f32>(), 1, 2, FLOAT_PATTERNS,
-    "raw float32 values", 1, float_generate, float_reference, float_launch, float_bytes,
-    float_temp, float_from_file};
+    "float-sum", "float-sum", "cub-float-sum", CUB_FLOAT_SUM, 4, tile_items<sum_f32>(), 1, 2,
+    FLOAT_PATTERNS, "raw float32 values", 1, float_generate, float_reference, float_launch,
+    float_bytes, float_temp, float_check_file, float_from_file};
 /** See ::FLOAT_SUM. */
 static const operator_mode RECURRENCE = {
-    "recurrence-i32", "cub-affine-scan", CUB_AFFINE, 8, tile_items<affine_i32>(), 1, 2,
-    AFFINE_PATTERNS, "int32 pairs a, b", 2, affine_generate, affine_reference, affine_launch,
-    affine_bytes, affine_temp, affine_from_file};
+    "recurrence-i32", "recurrence", "cub-affine-scan", CUB_AFFINE, 8, tile_items<affine_i32>(),
+    1, 2, AFFINE_PATTERNS, "int32 pairs a, b", 2, affine_generate, affine_reference,
+    affine_launch, affine_bytes, affine_temp, NULL, affine_from_file};
 /** See ::FLOAT_SUM. */
 static const operator_mode RECURRENCE_F32 = {
-    "recurrence-f32", "cub-affine-scan-f32", CUB_AFFINE_F32, 8, tile_items<affine_f32>(), 1, 2,
-    AFFINE_F32_PATTERNS, "float32 pairs a, b", 2, affine_f32_generate, affine_f32_reference,
-    affine_f32_launch, affine_bytes, affine_f32_temp, affine_f32_from_file};
+    "recurrence-f32", "recurrence-f32", "cub-affine-scan-f32", CUB_AFFINE_F32, 8,
+    tile_items<affine_f32>(), 1, 2, AFFINE_F32_PATTERNS, "float32 pairs a, b", 2,
+    affine_f32_generate, affine_f32_reference, affine_f32_launch, affine_bytes, affine_f32_temp,
+    affine_f32_check_file, affine_f32_from_file};
 /** See ::FLOAT_SUM. */
 static const operator_mode SEGMENTED = {
-    "segmented", "cub-sum-by-key", CUB_SUM_BY_KEY, 4, tile_items<segmented_i32>(), 1, 5,
-    SEGMENT_PATTERNS, "int32 pairs head, value", 2, segmented_generate, segmented_reference,
-    segmented_launch, segmented_bytes, segmented_temp, segmented_from_file};
+    "segmented", "segmented", "cub-sum-by-key", CUB_SUM_BY_KEY, 4, tile_items<segmented_i32>(),
+    1, 5, SEGMENT_PATTERNS, "int32 pairs head, value", 2, segmented_generate,
+    segmented_reference, segmented_launch, segmented_bytes, segmented_temp, NULL,
+    segmented_from_file};
 /** See ::FLOAT_SUM. */
 static const operator_mode COMPACT = {
-    "compact-in-place", "cub-select-if", CUB_SELECT_IF, 4, tile_items<compact_i32>(), 1, 4,
-    COMPACT_PATTERNS, "int32 values", 1, compact_generate, compact_reference, compact_launch,
-    compact_bytes, compact_temp, compact_from_file};
+    "compact-in-place", "compact", "cub-select-if", CUB_SELECT_IF, 4, tile_items<compact_i32>(),
+    1, 4, COMPACT_PATTERNS, "int32 values", 1, compact_generate, compact_reference,
+    compact_launch, compact_bytes, compact_temp, NULL, compact_from_file};
 
 /** `--float-sum`. */
 static int float_sum_mode(const scan_options *opt, const int32_t *file, size_t words)
 {
     return op_main(&FLOAT_SUM, opt, file, words);
+}
+
+/** Its `--input` check. */
+static int float_sum_check(const int32_t *file, size_t words, char *err, size_t len)
+{
+    return op_check_file(&FLOAT_SUM, file, words, err, len);
 }
 
 /** `--recurrence`. */
@@ -1209,10 +1217,22 @@ static int recurrence_mode(const scan_options *opt, const int32_t *file, size_t 
     return op_main(&RECURRENCE, opt, file, words);
 }
 
+/** Its `--input` check. */
+static int recurrence_check(const int32_t *file, size_t words, char *err, size_t len)
+{
+    return op_check_file(&RECURRENCE, file, words, err, len);
+}
+
 /** `--recurrence-f32`. */
 static int recurrence_f32_mode(const scan_options *opt, const int32_t *file, size_t words)
 {
     return op_main(&RECURRENCE_F32, opt, file, words);
+}
+
+/** Its `--input` check. */
+static int recurrence_f32_check(const int32_t *file, size_t words, char *err, size_t len)
+{
+    return op_check_file(&RECURRENCE_F32, file, words, err, len);
 }
 
 /** `--segmented`. */
@@ -1221,10 +1241,22 @@ static int segmented_mode(const scan_options *opt, const int32_t *file, size_t w
     return op_main(&SEGMENTED, opt, file, words);
 }
 
+/** Its `--input` check. */
+static int segmented_check(const int32_t *file, size_t words, char *err, size_t len)
+{
+    return op_check_file(&SEGMENTED, file, words, err, len);
+}
+
 /** `--compact`. */
 static int compact_mode(const scan_options *opt, const int32_t *file, size_t words)
 {
     return op_main(&COMPACT, opt, file, words);
+}
+
+/** Its `--input` check. */
+static int compact_check(const int32_t *file, size_t words, char *err, size_t len)
+{
+    return op_check_file(&COMPACT, file, words, err, len);
 }
 
 /** The chapter's modes: one per operator. */
@@ -1233,26 +1265,31 @@ static const scan_mode MODES[] = {
      .help = "float sum (F: raw float32, multiples of 2^-23); checked within a bound",
      .test = "--float-sum --self-test | --float-sum --stress 100",
      .combines = 1,
+     .check_file = float_sum_check,
      .run = float_sum_mode},
     {.option = "--recurrence",
      .help = "h_t = a_t*h_(t-1) + b_t mod 2^32 (F: int32 pairs a, b; G: h)",
      .test = "--recurrence --self-test | --recurrence --stress 100",
      .combines = 1,
+     .check_file = recurrence_check,
      .run = recurrence_mode},
     {.option = "--recurrence-f32",
      .help = "the same in float (F: float32 pairs a, b; G: h); checked within a bound",
      .test = "--recurrence-f32 --self-test | --recurrence-f32 --stress 100",
      .combines = 1,
+     .check_file = recurrence_f32_check,
      .run = recurrence_f32_mode},
     {.option = "--segmented",
      .help = "sums restarting at head flags (F: int32 pairs head, value)",
      .test = "--segmented --self-test | --segmented --stress 100",
      .combines = 1,
+     .check_file = segmented_check,
      .run = segmented_mode},
     {.option = "--compact",
      .help = "keep x > 0 in order, in place (F: int32; G: the kept ones)",
      .test = "--compact --self-test | --compact --stress 100",
      .combines = 1,
+     .check_file = compact_check,
      .run = compact_mode},
 };
 

@@ -373,6 +373,9 @@ int gpu_chapter_main(int argc, char **argv, const gpu_chapter *ch)
     if (opt.input) {
         if (io_read_int32(opt.input, &file_in, &file_n, err, sizeof err))
             cli_fail(EXIT_USAGE, "%s", err);
+        const scan_mode *mode = opt.mode;
+        if (mode && mode->check_file && mode->check_file(file_in, file_n, err, sizeof err))
+            cli_fail(EXIT_USAGE, "%s (%s)", err, opt.input);
         if (opt.output && io_output_begin(opt.output, err, sizeof err))
             cli_fail(EXIT_USAGE, "%s", err);
     }

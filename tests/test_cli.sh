@@ -72,6 +72,18 @@ checks=$((checks + 1))
 checks=$((checks + 1))
 "$RUN" --help >stdout.txt 2>stderr.txt && grep -q -- "--self-test" stdout.txt || fail "--help"
 
+# ---- chapter 09's operators: each mode's --input format is checked before the GPU is touched
+if grep -q -- '^  --recurrence ' stdout.txt; then
+  printf '\x5f\x70\x89\x30' >fixture_tiny.bin             # 1e-9: not a multiple of 2^-23
+  printf '\x00\x00\x80\x7f\x00\x00\x80\x3f' >fixture_inf.bin  # inf, 1.0
+  expect_usage "an odd number; --recurrence takes" --recurrence --input fixture_a.bin --output fixture_out.bin
+  expect_usage "an odd number; --segmented takes" --segmented --input fixture_a.bin --output fixture_out.bin
+  expect_usage "not a multiple of 2^-23" --float-sum --input fixture_tiny.bin --output fixture_out.bin
+  expect_usage "not a finite float" --recurrence-f32 --input fixture_inf.bin --output fixture_out.bin
+  expect_usage "inclusively only" --compact --exclusive
+  expect_usage "5 bytes, not a multiple of 4" --compact --input fixture_odd.bin --output fixture_out.bin
+fi
+
 if [ "$USAGE_ONLY" = usage-only ]; then
   echo "command line tests (usage only: no GPU here): $checks checks, $failures failed"
   [ "$failures" -eq 0 ]
