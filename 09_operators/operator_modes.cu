@@ -185,8 +185,9 @@ void affine_from_file(op_data *d, const int32_t *file)
     memcpy(d->in, file, 2 * d->n * sizeof(int32_t));
 }
 
-/** Float recurrence inputs: "random" (a in [0.999, 1), b = k·2^-23 in (−1, 1): h remembers
-    about a thousand steps, across tiles), "a=1" (a float prefix sum of b). */
+/** Float recurrence inputs: "a-near-1" (a in [0.999, 1), b = k·2^-23 in (−1, 1): over a tile of
+    2048 pairs the a's multiply to about e^-1, so earlier tiles still weigh in h), "a=1" (a float
+    prefix sum of b). */
 const char *const AFFINE_F32_PATTERNS[] = {"a-near-1", "a=1"};
 
 /** Fill the float pairs. */

@@ -268,8 +268,8 @@ __device__ __forceinline__ void prefetch_l2(const void *source, size_t valid, in
         asm volatile("prefetch.global.L2 [%0];" : : "l"((const char *)source + k));
 }
 
-/** Bytes of `array` (elements of `size` bytes) from element `first` on, of n: what a tile of
-    `items` elements may read there. */
+/** Bytes of an input array of n elements of `size` bytes from element `first` to its end (0 past
+    the end): how much of a tile that starts there exists. */
 __device__ __forceinline__ size_t bytes_left(size_t n, size_t first, int size)
 {
     return first < n ? (n - first) * size : 0;
@@ -770,7 +770,6 @@ __device__ __forceinline__ void publish_aggregate(unsigned long long *descriptor
  * (warp_combine(…, 0)), and the window's result goes *in front of* what the windows nearer the
  * tile gave: `exclusive_prefix = combine(window, exclusive_prefix)`. (Chapter 07 wrote
  * `exclusive_prefix += …` in either order: for a sum it is the same.)
-
  * \return the tile's exclusive prefix (in every lane)
  * \pre One full warp calls it; every tile below `tile` was handed to a block that is running.
  */
@@ -957,7 +956,8 @@ __device__ __forceinline__ void single_pass_tile(const typename Op::args &a,
 }
 
 /** Blocks of the pass that one SM's shared memory holds: its tile, plus the 1 KB the driver
-    reserves per block. */
+    reserves per block, plus 256 bytes for the pass's own shared variables (the drawn tile id,
+    the warp totals, the tile's prefix: under 100 bytes) with room to spare. */
 template <class Op> constexpr int min_blocks_per_sm()
 {
     return SHARED_PER_SM / ((int)sizeof(typename Op::tile) + 1024 + 256) > 0
