@@ -12,36 +12,59 @@
 #include <thrust/iterator/transform_output_iterator.h>
 
 #include <stdint.h>
+#include <string.h>
 
-/** One step of the recurrence h = a·h_prev + b, as CUB scans it (T: unsigned or float). */
-template <typename T> struct cub_affine_map {
-    T a; /**< multiplier */
-    T b; /**< addend */
-};
+/** The bits of a 32-bit word as T (unsigned or float). */
+template <typename T> __host__ __device__ T from_word(unsigned w)
+{
+    T x;
+    memcpy(&x, &w, sizeof x);
+    return x;
+}
 
-/** Composition of two affine maps, the earlier one first: x ↦ later(earlier(x)). */
+/** The 32 bits of a T. */
+template <typename T> __host__ __device__ unsigned to_word(T x)
+{
+    unsigned w;
+    memcpy(&w, &x, sizeof w);
+    return w;
+}
+
+/**
+ * Composition of two affine maps h ↦ a·h + b, the earlier one first: x ↦ later(earlier(x)). Each
+ * map is packed in one 64-bit word, a in the low 32 bits and b in the high 32 (the layout of the
+ * pairs (a, b) in memory), so that CUB handles it as a primitive 8-byte type: one status-and-
+ * value descriptor per tile. (As a struct of two T, CUB keeps status and value apart, with a
+ * release and a fence per descriptor: we measured 2865.6 µs at 2^28 that way, see
+ * docs/experiments/09_operators.md.)
+ */
 template <typename T> struct compose_affine {
     /** \brief (a2, b2) after (a1, b1): x ↦ a2·(a1·x + b1) + b2. */
-    __host__ __device__ cub_affine_map<T> operator()(const cub_affine_map<T> &earlier,
-                                                     const cub_affine_map<T> &later) const
+    __host__ __device__ unsigned long long operator()(unsigned long long earlier,
+                                                      unsigned long long later) const
     {
-        return cub_affine_map<T>{later.a * earlier.a, later.a * earlier.b + later.b};
+        const T a1 = from_word<T>((unsigned)earlier), b1 = from_word<T>((unsigned)(earlier >> 32));
+        const T a2 = from_word<T>((unsigned)later), b2 = from_word<T>((unsigned)(later >> 32));
+        return (unsigned long long)to_word<T>(a2 * b1 + b2) << 32 | to_word<T>(a2 * a1);
     }
 };
 
 /** What the recurrence's output keeps of a scanned map: h = b (the map applied to h = 0). */
 template <typename T> struct take_addend {
-    /** \brief b of the map. */
-    __host__ __device__ T operator()(const cub_affine_map<T> &m) const { return m.b; }
+    /** \brief b of the packed map. */
+    __host__ __device__ T operator()(unsigned long long m) const
+    {
+        return from_word<T>((unsigned)(m >> 32));
+    }
 };
 
-/** CUB's InclusiveScan of n affine maps in T, writing b. */
+/** CUB's InclusiveScan of n packed affine maps in T, writing b. */
 template <typename T>
 static cudaError_t cub_affine(void *d_temp, size_t *bytes, const void *d_in, void *d_out,
                               int count)
 {
     return cub::DeviceScan::InclusiveScan(
-        d_temp, *bytes, (const cub_affine_map<T> *)d_in,
+        d_temp, *bytes, (const unsigned long long *)d_in,
         thrust::make_transform_output_iterator((T *)d_out, take_addend<T>()),
         compose_affine<T>(), count);
 }
@@ -54,7 +77,7 @@ struct is_positive {
 
 /** Ask CUB for its scratch (d_temp NULL) or run. */
 static cudaError_t cub_call(cub_operator op, void *d_temp, size_t *bytes, const void *d_in,
-                            const int32_t *d_keys, void *d_out, int *d_count, size_t n)
+                            const uint8_t *d_keys, void *d_out, int *d_count, size_t n)
 {
     const int count = (int)n;
     switch (op) {
@@ -69,9 +92,9 @@ static cudaError_t cub_call(cub_operator op, void *d_temp, size_t *bytes, const 
         return cub::DeviceScan::InclusiveSumByKey(d_temp, *bytes, d_keys,
                                                   (const unsigned *)d_in, (unsigned *)d_out,
                                                   count);
-    default:
-        return cub::DeviceSelect::If(d_temp, *bytes, (const int *)d_in, (int *)d_out, d_count,
-                                     count, is_positive());
+    default: /* the in-place overload: d_in is compacted, d_out is not used */
+        (void)d_out;
+        return cub::DeviceSelect::If(d_temp, *bytes, (int *)d_in, d_count, count, is_positive());
     }
 }
 
@@ -88,7 +111,7 @@ size_t cub_operator_temp_bytes(cub_operator op, size_t n)
     return known_bytes[op];
 }
 
-void cub_operator_run(cub_operator op, const void *d_in, const int32_t *d_keys, void *d_out,
+void cub_operator_run(cub_operator op, const void *d_in, const uint8_t *d_keys, void *d_out,
                       int *d_count, size_t n, void *d_temp, size_t temp_bytes)
 {
     if (n > 0x7fffffff)

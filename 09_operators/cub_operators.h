@@ -21,10 +21,12 @@ extern "C" {
 /** The baselines: one per operator of the chapter. */
 typedef enum cub_operator {
     CUB_FLOAT_SUM,    /**< InclusiveSum of floats */
-    CUB_AFFINE,       /**< InclusiveScan of int32 (a, b) pairs with map composition; writes b */
+    CUB_AFFINE,       /**< InclusiveScan of int32 (a, b) pairs, each packed in a 64-bit word, with
+                           map composition; writes b */
     CUB_AFFINE_F32,   /**< the same with float pairs */
-    CUB_SUM_BY_KEY,   /**< InclusiveSumByKey of int32 values, int32 keys (segment numbers) */
-    CUB_SELECT_IF     /**< DeviceSelect::If, x > 0, out of place */
+    CUB_SUM_BY_KEY,   /**< InclusiveSumByKey of int32 values, 1-byte keys (segment number mod 256:
+                           CUB compares neighbouring keys only) */
+    CUB_SELECT_IF     /**< DeviceSelect::If, x > 0, in place (its in-place overload) */
 } cub_operator;
 
 /** \brief Device scratch CUB asks for to run `op` on n elements, in bytes (asked once per n). */
@@ -35,14 +37,16 @@ size_t cub_operator_temp_bytes(cub_operator op, size_t n);
  * \param op         which one
  * \param d_in       input: floats (CUB_FLOAT_SUM), n interleaved (a, b) pairs (CUB_AFFINE, _F32), the
  *                   values (CUB_SUM_BY_KEY), int32 (CUB_SELECT_IF)
- * \param d_keys     CUB_SUM_BY_KEY: n int32 keys, equal within a segment; else unused
- * \param d_out      output: n elements (CUB_SELECT_IF: the kept ones, at the front)
+ * \param d_keys     CUB_SUM_BY_KEY: n one-byte keys, equal within a segment and different in
+ *                   neighbouring segments; else unused
+ * \param d_out      output: n elements (CUB_SELECT_IF: unused; the kept ones go to the front of
+ *                   `d_in`)
  * \param d_count    CUB_SELECT_IF: receives how many were kept (one int); else unused
  * \param n          element count, below 2^31
  * \param d_temp     cub_operator_temp_bytes(op, n) bytes of scratch
  * \param temp_bytes its size
  */
-void cub_operator_run(cub_operator op, const void *d_in, const int32_t *d_keys, void *d_out,
+void cub_operator_run(cub_operator op, const void *d_in, const uint8_t *d_keys, void *d_out,
                       int *d_count, size_t n, void *d_temp, size_t temp_bytes);
 
 #ifdef __cplusplus

@@ -27,7 +27,7 @@ typedef struct op_data {
     size_t capacity;      /**< elements the device arrays hold */
     void *in;             /**< host input: n elements of the operator's input */
     uint8_t *heads;       /**< segmented: n head flags */
-    int32_t *keys;        /**< segmented, for CUB: each element's segment number */
+    uint8_t *keys;        /**< segmented, for CUB: each element's segment number, mod 256 */
     int32_t *ref;         /**< the expected output (32-bit words) */
     double *exact;        /**< float sum: the exact sums */
     double *magnitude;    /**< float sum: the sums of |x|; float recurrence: S_t (the notes) */
@@ -38,7 +38,7 @@ typedef struct op_data {
     void *d_in;           /**< device input */
     void *d_pristine;     /**< compaction: a device copy of the input, to restore it */
     uint8_t *d_heads;     /**< device head flags */
-    int32_t *d_keys;      /**< device keys (CUB) */
+    uint8_t *d_keys;      /**< device keys (CUB) */
     int32_t *d_out;       /**< device output (the compaction in place: d_in) */
     uint32_t *d_count;    /**< device count (compaction) */
     void *d_temp[VARIANT_COUNT];        /**< each variant's scratch */

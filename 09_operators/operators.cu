@@ -213,11 +213,15 @@ __device__ __forceinline__ void clear_stale_descriptors(unsigned long long *othe
      value                 what is scanned: 4 or 8 bytes (the descriptor holds it 32 bits a word)
      ITEMS_PER_THREAD      elements per thread per tile (a multiple of LANE_ITEMS)
      COMMUTATIVE           1 if combine(x, y) == combine(y, x): the reduction may then reorder
+     ORDERED               1 if a tile writes where earlier tiles read (the compaction): the
+                           descriptors then carry release and acquire order, by fences
      args, tile            the kernel's arguments; the tile's input in shared memory
-     identity()            the value e with combine(e, x) == combine(x, e) == x
+     identity()            the value e with combine(e, x) == combine(x, e) == x (this pass's
+                           convenience: the look-back needs only associativity)
      combine(earlier, later)   the operator, its arguments in the order of the input
-     absorbs(aggregate)    1 if combine(anything, aggregate) == aggregate: the tile's aggregate
-                           is then already its inclusive prefix (a segment head)
+     absorbs(aggregate)    1 only if combine(x, aggregate) is bitwise equal to aggregate for
+                           every x: the tile's aggregate is then already its inclusive prefix
+                           (a segment head)
      prefetch / load       ask L2 for a later tile; copy this tile to shared memory (cp.async)
      load4(tile, k, x)     elements k … k+3 of the tile, as values
      store4(args, n, first, tile, k, v, base)  write the results of elements k … k+3 (v: their
@@ -261,11 +265,16 @@ __device__ __forceinline__ void wait_for_copies()
 }
 
 /** Ask L2 for `bytes` bytes at `source` (one tile of one input array), one 128-byte line per
-    thread at a time; `valid` of them exist. A hint: it changes no result. */
+    thread at a time, from the threads of warps 1 to 3; `valid` of them exist. A hint: it changes
+    no result. Warp 0 issues none: its lanes publish the descriptors, and a fence before a
+    publication (the compaction's) would wait for the prefetches of the thread that issued them. */
 __device__ __forceinline__ void prefetch_l2(const void *source, size_t valid, int bytes)
 {
-    for (int k = threadIdx.x * 128; k < bytes && (size_t)k < valid; k += BLOCK_THREADS * 128)
-        asm volatile("prefetch.global.L2 [%0];" : : "l"((const char *)source + k));
+    const int prefetchers = BLOCK_THREADS - WARP_THREADS;
+    for (int k = ((int)threadIdx.x - WARP_THREADS) * 128; k < bytes && (size_t)k < valid;
+         k += prefetchers * 128)
+        if (k >= 0)
+            asm volatile("prefetch.global.L2 [%0];" : : "l"((const char *)source + k));
 }
 
 /** Bytes of an input array of n elements of `size` bytes from element `first` to its end (0 past
@@ -291,7 +300,7 @@ __device__ __forceinline__ void store4_contiguous(uint32_t *out, size_t n, size_
 /** The int32 sum, wrapping (modulo 2^32): chapter 08's operator. */
 struct sum_i32 {
     typedef uint32_t value; /**< a partial sum */
-    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 1 };
+    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 1, ORDERED = 0 };
     /** Kernel arguments. */
     struct args {
         const int32_t *in; /**< input (16-byte aligned) */
@@ -338,7 +347,7 @@ struct sum_i32 {
 /** The float sum: rounded, so the order of the additions shows in the result. */
 struct sum_f32 {
     typedef float value; /**< a partial sum */
-    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 1 };
+    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 1, ORDERED = 0 };
     /** Kernel arguments. */
     struct args {
         const float *in; /**< input (16-byte aligned) */
@@ -348,8 +357,8 @@ struct sum_f32 {
     struct tile {
         float4 x[BLOCK_THREADS * ITEMS_PER_THREAD / 4]; /**< the elements, 4 per vector */
     };
-    /** 0.0f */
-    static __device__ value identity() { return 0.0f; }
+    /** −0.0f: x + (−0) == x for every x, −0 included (+0 would turn −0 into +0) */
+    static __device__ value identity() { return -0.0f; }
     /** earlier + later, rounded to nearest */
     static __device__ value combine(value earlier, value later) { return earlier + later; }
     /** never */
@@ -415,7 +424,7 @@ template <typename T> __device__ __forceinline__ uint32_t to_bits(T x)
  */
 template <typename T> struct affine {
     typedef affine_map<T> value; /**< a composed map: 8 bytes, two descriptor words */
-    enum { ITEMS_PER_THREAD = 16, COMMUTATIVE = 0 };
+    enum { ITEMS_PER_THREAD = 16, COMMUTATIVE = 0, ORDERED = 0 };
     /** Kernel arguments. */
     struct args {
         const value *in; /**< the pairs (a_t, b_t) (16-byte aligned) */
@@ -432,7 +441,8 @@ template <typename T> struct affine {
     {
         return value{later.a * earlier.a, later.a * earlier.b + later.b};
     }
-    /** a map that forgets its input (a = 0) would; the recurrence's are not looked for */
+    /** never looked for (a map with a = 0 forgets its input, but in float 0·x is −0 or NaN for
+        some x, so combine(x, map) would not always equal map bit for bit) */
     static __device__ int absorbs(value) { return 0; }
     /** L2 prefetch of the tile at `first`. */
     static __device__ void prefetch(const args &a, size_t n, size_t first)
@@ -485,7 +495,7 @@ struct segment_sum {
  */
 struct segmented_i32 {
     typedef segment_sum value; /**< 8 bytes: two descriptor words */
-    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 0 };
+    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 0, ORDERED = 0 };
     /** Kernel arguments. */
     struct args {
         const int32_t *values; /**< the values (16-byte aligned) */
@@ -543,16 +553,13 @@ struct segmented_i32 {
 /**
  * Stream compaction in place: keep the elements x > 0, in order, at the front of the array. The
  * scan counts kept elements (a sum of 0s and 1s); a kept element whose inclusive count is c goes
- * to position c − 1. That position may lie in an earlier tile's part of the array. What orders
- * that tile's reads of its input before this write, with relaxed descriptors and no fence: the
- * write's address is computed from the descriptors, which are computed from the earlier tiles'
- * inputs, so for an earlier tile to read this write, the write would have to cause itself. The
- * PTX memory model forbids that (PTX ISA, memory consistency model, axiom "No Thin Air"); the
- * notes give the argument in full.
+ * to position c − 1. That position may lie in an earlier tile's part of the array, which that
+ * tile read: the descriptors carry release and acquire order (ORDERED; the argument is in the
+ * notes and at look_back()).
  */
 struct compact_i32 {
     typedef uint32_t value; /**< elements kept */
-    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 1 };
+    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 1, ORDERED = 1 };
     /** Kernel arguments. */
     struct args {
         const int32_t *in; /**< input (16-byte aligned) */
@@ -616,6 +623,14 @@ struct compact_i32 {
 /* ------------------------------------------------------------------------------------------ */
 /* The lesson: the pass, generic over the operator                                            */
 /* ------------------------------------------------------------------------------------------ */
+
+/** `fence.acq_rel.gpu`: after a relaxed read, it makes the read an acquire; before a relaxed
+    write, it makes the write a release (PTX ISA, memory consistency model: the acquire and
+    release patterns). `__threadfence()` is the stronger `fence.sc.gpu`, not needed here. */
+__device__ __forceinline__ void fence_acq_rel()
+{
+    asm volatile("fence.acq_rel.gpu;" : : : "memory");
+}
 
 /** A value as 32-bit words: what shuffles and descriptors move. */
 template <typename V> struct value_words {
@@ -701,8 +716,9 @@ template <class Op> __device__ __forceinline__ typename Op::value warp_scan(type
  * A value wider than 32 bits cannot travel with its state in one 64-bit store. Each of its
  * words travels with a copy of the state instead, and a reader accepts the value only when every
  * word shows the same state (read_descriptor()). A word's state goes from INVALID to AGGREGATE to
- * PREFIX and never back within a call, so words that agree on the state come from the same
- * publication: the value is whole. No fence is needed, and nothing wider than 64 bits must be
+ * PREFIX and never back within a call, and a tile that publishes a prefix twice (one whose
+ * aggregate absorbs) publishes the same value both times; so words that agree on the state come
+ * from publications of one value: the value is whole. No fence is needed, and nothing wider than 64 bits must be
  * read in one piece.
  * \param descriptors the words of the descriptors, sizeof(value) / 4 per tile
  * \param tile        the tile
@@ -757,6 +773,9 @@ __device__ __forceinline__ void publish_aggregate(unsigned long long *descriptor
                                                   typename Op::value aggregate)
 {
     const int is_prefix = tile == 0 || Op::absorbs(aggregate);
+    if (Op::ORDERED)
+        fence_acq_rel(); /* release: the block's reads of its input, ordered before this thread by
+                            the barrier after the copy, come before the aggregate */
     publish<Op>(descriptors, tile, is_prefix ? TILE_PREFIX : TILE_AGGREGATE, aggregate);
 }
 
@@ -770,6 +789,11 @@ __device__ __forceinline__ void publish_aggregate(unsigned long long *descriptor
  * (warp_combine(…, 0)), and the window's result goes *in front of* what the windows nearer the
  * tile gave: `exclusive_prefix = combine(window, exclusive_prefix)`. (Chapter 07 wrote
  * `exclusive_prefix += …` in either order: for a sum it is the same.)
+ *
+ * When the operator's tiles write where earlier tiles read (Op::ORDERED), fences make the relaxed
+ * descriptors carry order: each lane's fence after its reads is an acquire of what the tiles it
+ * read released, `__syncwarp()` orders the lanes before lane 0, and lane 0's fence before the
+ * prefix releases all of it to the tiles that will read this one.
  * \return the tile's exclusive prefix (in every lane)
  * \pre One full warp calls it; every tile below `tile` was handed to a block that is running.
  */
@@ -803,6 +827,12 @@ __device__ typename Op::value look_back(unsigned long long *descriptors, unsigne
         if (prefix_lanes)
             break;
         window_last -= WARP_THREADS;
+    }
+    if (Op::ORDERED) {
+        fence_acq_rel(); /* acquire: what this lane read, and what was released before it */
+        __syncwarp();
+        if (lane == 0)
+            fence_acq_rel(); /* release: all the lanes' acquires, before the prefix */
     }
     if (lane == 0)
         publish<Op>(descriptors, tile, TILE_PREFIX, Op::combine(exclusive_prefix, aggregate));
@@ -932,8 +962,6 @@ __device__ __forceinline__ void single_pass_tile(const typename Op::args &a,
     const unsigned tile = (unsigned)drawn;
     const size_t array = drawn & STATE_ARRAY_BIT ? 1 : 0;
     unsigned long long *descriptors = state + 1 + array * capacity * words;
-    clear_stale_descriptors(state + 1 + (1 - array) * capacity * words,
-                            (size_t)(drawn >> 32 & STATE_STALE_MASK) * words, tile);
     const size_t first = (size_t)tile * tile_items;
     Op::prefetch(a, n, first + (size_t)PREFETCH_TILES * tile_items);
     Op::load(a, n, first, data);
@@ -953,6 +981,9 @@ __device__ __forceinline__ void single_pass_tile(const typename Op::args &a,
                        exclusive);
     if (threadIdx.x == 0 && tile == gridDim.x - 1)
         Op::last_tile(a, Op::combine(tile_exclusive_prefix, aggregate));
+    /* last, so that no fence of this tile waits for these stores */
+    clear_stale_descriptors(state + 1 + (1 - array) * capacity * words,
+                            (size_t)(drawn >> 32 & STATE_STALE_MASK) * words, tile);
 }
 
 /** Blocks of the pass that one SM's shared memory holds: its tile, plus the 1 KB the driver
@@ -1148,7 +1179,7 @@ static size_t segmented_temp(int variant, size_t n)
                                   : pass_scratch_bytes<segmented_i32>(n);
 }
 
-/** Launch the compaction: this chapter's in place (on d_in), CUB's out of place. */
+/** Launch the compaction: both in place, on d_in. */
 static void compact_launch(int variant, op_data *d)
 {
     if (d->n > 0xffffffffu) /* the count, and every position, is a uint32 */
@@ -1178,25 +1209,25 @@ static const operator_mode FLOAT_SUM = {
     float_bytes, float_temp, float_check_file, float_from_file};
 /** See ::FLOAT_SUM. */
 static const operator_mode RECURRENCE = {
-    "recurrence-i32", "recurrence", "cub-affine-scan", CUB_AFFINE, 8, tile_items<affine_i32>(),
+    "recurrence-i32", "recurrence", "cub-affine-packed", CUB_AFFINE, 8, tile_items<affine_i32>(),
     1, 2, AFFINE_PATTERNS, "int32 pairs a, b", 2, affine_generate, affine_reference,
     affine_launch, affine_bytes, affine_temp, NULL, affine_from_file};
 /** See ::FLOAT_SUM. */
 static const operator_mode RECURRENCE_F32 = {
-    "recurrence-f32", "recurrence-f32", "cub-affine-scan-f32", CUB_AFFINE_F32, 8,
+    "recurrence-f32", "recurrence-f32", "cub-affine-packed-f32", CUB_AFFINE_F32, 8,
     tile_items<affine_f32>(), 1, 2, AFFINE_F32_PATTERNS, "float32 pairs a, b", 2,
     affine_f32_generate, affine_f32_reference, affine_f32_launch, affine_bytes, affine_f32_temp,
     affine_f32_check_file, affine_f32_from_file};
 /** See ::FLOAT_SUM. */
 static const operator_mode SEGMENTED = {
-    "segmented", "segmented", "cub-sum-by-key", CUB_SUM_BY_KEY, 4, tile_items<segmented_i32>(),
-    1, 5, SEGMENT_PATTERNS, "int32 pairs head, value", 2, segmented_generate,
+    "segmented", "segmented", "cub-sum-by-key-u8", CUB_SUM_BY_KEY, 4,
+    tile_items<segmented_i32>(), 1, 5, SEGMENT_PATTERNS, "int32 pairs head, value", 2, segmented_generate,
     segmented_reference, segmented_launch, segmented_bytes, segmented_temp, NULL,
     segmented_from_file};
 /** See ::FLOAT_SUM. */
 static const operator_mode COMPACT = {
-    "compact-in-place", "compact", "cub-select-if", CUB_SELECT_IF, 4, tile_items<compact_i32>(),
-    1, 4, COMPACT_PATTERNS, "int32 values", 1, compact_generate, compact_reference,
+    "compact-in-place", "compact", "cub-select-if-in-place", CUB_SELECT_IF, 4,
+    tile_items<compact_i32>(), 1, 4, COMPACT_PATTERNS, "int32 values", 1, compact_generate, compact_reference,
     compact_launch, compact_bytes, compact_temp, NULL, compact_from_file};
 
 /** `--float-sum`. */
