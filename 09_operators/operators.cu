@@ -266,8 +266,9 @@ __device__ __forceinline__ void wait_for_copies()
 
 /** Ask L2 for `bytes` bytes at `source` (one tile of one input array), one 128-byte line per
     thread at a time, from the threads of warps 1 to 3; `valid` of them exist. A hint: it changes
-    no result. Warp 0 issues none: its lanes publish the descriptors, and a fence before a
-    publication (the compaction's) would wait for the prefetches of the thread that issued them. */
+    no result. Warp 0 issues none: its lanes publish the descriptors, and we guessed that a fence
+    before a publication (the compaction's) might wait for its thread's prefetches (a guess: the
+    timings did not change). */
 __device__ __forceinline__ void prefetch_l2(const void *source, size_t valid, int bytes)
 {
     const int prefetchers = BLOCK_THREADS - WARP_THREADS;
@@ -981,7 +982,7 @@ __device__ __forceinline__ void single_pass_tile(const typename Op::args &a,
                        exclusive);
     if (threadIdx.x == 0 && tile == gridDim.x - 1)
         Op::last_tile(a, Op::combine(tile_exclusive_prefix, aggregate));
-    /* last, so that no fence of this tile waits for these stores */
+    /* last, in case a fence of this tile would wait for these stores (a guess, as above) */
     clear_stale_descriptors(state + 1 + (1 - array) * capacity * words,
                             (size_t)(drawn >> 32 & STATE_STALE_MASK) * words, tile);
 }
