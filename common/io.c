@@ -2,13 +2,14 @@
  * \file io.c
  * \brief Raw int32 file I/O with an all-or-nothing output, and checked host allocation.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath() */
 
 #include "io.h"
 
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -82,22 +83,55 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/** What kind of file system object `st` is, for messages ("a FIFO", "a device", …). */
+static const char *file_kind(const struct stat *st)
+{
+    if (S_ISDIR(st->st_mode))
+        return "a folder";
+    if (S_ISFIFO(st->st_mode))
+        return "a FIFO";
+    if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+        return "a device";
+    if (S_ISSOCK(st->st_mode))
+        return "a socket";
+    return "not a regular file";
+}
+
 int io_output_begin(const char *path, char *err, size_t errlen)
 {
     static int handlers_installed = 0;
+    static char resolved[PATH_MAX];
     struct stat st;
     if (strlen(path) + 16 >= sizeof pending_tmp) {
         snprintf(err, errlen, "--output path is too long; use a shorter one");
         return EXIT_USAGE;
     }
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "--output '%s' is a folder; give a file name inside it", path);
-        return EXIT_USAGE;
+    /* A symbolic link is written through: the file it names is replaced, the link stays. */
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        if (!realpath(path, resolved) || strlen(resolved) + 16 >= sizeof pending_tmp) {
+            snprintf(err, errlen, "--output '%s' is a symbolic link to nothing that can be "
+                     "written; give a file path", path);
+            return EXIT_USAGE;
+        }
+        path = resolved;
     }
-    if (stat(path, &st) == 0 && access(path, W_OK) != 0) {
-        snprintf(err, errlen, "cannot write --output '%s': %s; choose a file you may write", path,
-                 strerror(errno));
-        return EXIT_USAGE;
+    if (stat(path, &st) == 0) {
+        /* Only a regular file is replaced: renaming over a FIFO, a device or a socket would
+           destroy what the path names, not write to it. */
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "--output '%s' is a folder; give a file name inside it", path);
+            return EXIT_USAGE;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            snprintf(err, errlen, "--output '%s' is %s; give the path of a regular file, which "
+                     "will be replaced", path, file_kind(&st));
+            return EXIT_USAGE;
+        }
+        if (access(path, W_OK) != 0) {
+            snprintf(err, errlen, "cannot write --output '%s': %s; choose a file you may write",
+                     path, strerror(errno));
+            return EXIT_USAGE;
+        }
     }
     /* The temporary file lives in the target's folder, so rename() is atomic. */
     const char *slash = strrchr(path, '/');

@@ -32,8 +32,17 @@ int io_read_int32(const char *path, int32_t **data, size_t *n, char *err, size_t
  * \brief Check that `path` can be written, before any work is done, by creating the temporary
  *        file the result will go to. Only one output may be pending at a time.
  *
- * An exit handler removes the temporary file if the program ends without io_output_commit().
- * \return 0 on success, ::EXIT_USAGE if the path cannot be written (message in `err`)
+ * What `--output` may name: a new file, or an existing regular file, which is replaced when the
+ * result is committed; a symbolic link is followed, and the file it names is replaced (the link
+ * stays). A folder, a FIFO, a device or a socket is refused, as is a dangling link: renaming a
+ * file over any of those would destroy it, not write to it. `--output` may name the `--input`
+ * file, on purpose: the input is read whole before this is called, and replaced only when the
+ * result is verified (a scan in place). An exit handler removes the temporary file if the program
+ * ends without io_output_commit().
+ * \param path   the `--output` path
+ * \param err    receives a one-line message naming the problem and the fix on failure
+ * \param errlen size of `err`
+ * \return 0 on success, ::EXIT_USAGE if the path cannot or must not be written
  */
 int io_output_begin(const char *path, char *err, size_t errlen);
 

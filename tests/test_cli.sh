@@ -69,6 +69,28 @@ expect_usage "cannot write --output" --input fixture_a.bin --output fixture_no/s
 expect_usage "is a folder" --input fixture_a.bin --output fixture_dir
 checks=$((checks + 1))
 [ ! -e fixture_out.bin ] || fail "an output was written for bad input"
+
+# ---- --output never destroys what it does not own: only a regular file is replaced
+# kept "what PATH is before" PATH: after a refused run, PATH is still what it was
+kept() {
+  checks=$((checks + 1))
+  [ "$(stat -c %F "$2" 2>/dev/null)" = "$1" ] || fail "--output $2 was $1 and is now '$(stat -c %F "$2" 2>/dev/null)'"
+}
+mkfifo fixture_fifo
+expect_usage "is a FIFO" --input fixture_a.bin --output fixture_fifo
+kept fifo fixture_fifo
+ln -s fixture_nowhere/x.bin fixture_dangling
+expect_usage "symbolic link to nothing" --input fixture_a.bin --output fixture_dangling
+kept "symbolic link" fixture_dangling
+if [ "$(id -u)" -eq 0 ] && mknod fixture_null c 1 3 2>/dev/null; then  # a device node (root only)
+  expect_usage "is a device" --input fixture_a.bin --output fixture_null
+  kept "character special file" fixture_null
+fi
+if command -v python3 >/dev/null; then  # a socket
+  python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("fixture_socket")'
+  expect_usage "is a socket" --input fixture_a.bin --output fixture_socket
+  kept socket fixture_socket
+fi
 checks=$((checks + 1))
 "$RUN" --help >stdout.txt 2>stderr.txt && grep -q -- "--self-test" stdout.txt || fail "--help"
 
@@ -108,9 +130,19 @@ roundtrip "inclusive" "3 -1 4 1 -5" "3 2 6 7 2"
 roundtrip "exclusive" "3 -1 4 1 -5" "0 3 2 6 7" --exclusive
 roundtrip "wrap-around" "2147483647 1 -2147483648 -1" "2147483647 -2147483648 0 -1"
 roundtrip "one variant" "5 5 5" "5 10 15" --variant "$VARIANT"
+# a symbolic link as --output is written through: the file it names gets the result, the link stays
+checks=$((checks + 1))
+bytes 1 2 3 >fixture_in.bin
+bytes 9 9 9 >fixture_target.bin
+ln -s fixture_target.bin fixture_link.bin
+if ! "$RUN" --input fixture_in.bin --output fixture_link.bin >stdout.txt 2>stderr.txt; then
+  fail "--output through a symbolic link: run exited non-zero: $(cat stderr.txt)"
+elif [ ! -L fixture_link.bin ] || [ "$(od -An -tx1 fixture_target.bin | tr -d ' \n')" != 010000000300000006000000 ]; then
+  fail "--output through a symbolic link: the link was replaced, or its target not written"
+fi
 roundtrip "empty file" "" ""
 
-# in place: the output may be the input file
+# in place: the output may be the input file, on purpose (it is read whole first; common/io.h)
 checks=$((checks + 1))
 bytes 1 1 1 >fixture_inplace.bin
 "$RUN" --input fixture_inplace.bin --output fixture_inplace.bin >/dev/null 2>&1 &&
