@@ -207,6 +207,12 @@ static int sweep(const scan_program *prog, const scan_options *opt)
     int status = EXIT_OK;
     const size_t *sizes = opt->n_given ? &opt->n : prog->default_sizes;
     int count = opt->n_given ? 1 : prog->default_size_count;
+    size_t largest = 0; /* sizes this machine cannot hold are refused before the table starts */
+    for (int s = 0; s < count; ++s)
+        largest = sizes[s] > largest ? sizes[s] : largest;
+    char what[64];
+    snprintf(what, sizeof what, "-n %zu", largest);
+    io_require_host_memory(3.0 * sizeof(int32_t) * (double)largest, what);
 
     report_note(stdout, opt->csv, "%s scan, seed %llu, median of %d runs after %d warm-up runs",
                 opt->exclusive ? "exclusive" : "inclusive", (unsigned long long)opt->seed,
@@ -230,8 +236,10 @@ static int sweep(const scan_program *prog, const scan_options *opt)
         for (int b = 0; b < 2; ++b) {
             copy_s[b] = time_cpu(b ? BASELINE_COPY_ALL : BASELINE_COPY_ONE, in, out, n, 0, opt->reps);
             snprintf(tbuf, sizeof tbuf, "%.2f", copy_s[b] * 1e6);
-            snprintf(gbuf, sizeof gbuf, "%.1f", gb_per_s(scan_min_bytes(n), copy_s[b] * 1e3));
-            const char *copy_row[] = {nbuf, b ? copy_all_name : "memcpy-1t", tbuf, gbuf, "100.0", "-"};
+            /* n = 0 moves nothing: no rate, no share of a copy's */
+            snprintf(gbuf, sizeof gbuf, n ? "%.1f" : "-", gb_per_s(scan_min_bytes(n), copy_s[b] * 1e3));
+            const char *copy_row[] = {nbuf, b ? copy_all_name : "memcpy-1t", tbuf, gbuf,
+                                      n ? "100.0" : "-", "-"};
             report_row(stdout, COLS, NCOLS, opt->csv, copy_row);
         }
 
@@ -245,11 +253,12 @@ static int sweep(const scan_program *prog, const scan_options *opt)
             verify_result after = verify_scan(ref, out, n);
             int ok = before.mismatches == 0 && after.mismatches == 0;
             snprintf(tbuf, sizeof tbuf, "%.2f", s_time * 1e6);
-            snprintf(gbuf, sizeof gbuf, "%.1f", gb_per_s(scan_min_bytes(n), s_time * 1e3));
+            snprintf(gbuf, sizeof gbuf, n ? "%.1f" : "-", gb_per_s(scan_min_bytes(n), s_time * 1e3));
             /* like with like: the serial scan against a one-thread copy, the threaded one
                against a copy on as many threads */
             double copy = copy_s[v == VARIANT_SERIAL ? 0 : 1];
-            snprintf(pbuf, sizeof pbuf, "%.1f", s_time > 0 ? 100.0 * copy / s_time : 0.0);
+            snprintf(pbuf, sizeof pbuf, n && s_time > 0 ? "%.1f" : "-",
+                     s_time > 0 ? 100.0 * copy / s_time : 0.0);
             const char *row[] = {nbuf, VARIANT_NAMES[v], tbuf, gbuf, pbuf, ok ? "ok" : "WRONG"};
             report_row(stdout, COLS, NCOLS, opt->csv, row);
             if (!ok) {

@@ -770,6 +770,18 @@ static int op_sweep(const operator_mode *op, const scan_options *opt)
     const size_t *sizes = opt->n_given ? &opt->n : OP_SIZES;
     const int count = opt->n_given ? 1 : (int)(sizeof OP_SIZES / sizeof OP_SIZES[0]);
     int status = EXIT_OK;
+    size_t largest = 0; /* sizes this machine cannot hold are refused before the table starts */
+    for (int s = 0; s < count; ++s)
+        largest = sizes[s] > largest ? sizes[s] : largest;
+    char what[64];
+    snprintf(what, sizeof what, "-n %zu", largest);
+    io_require_host_memory((double)host_bytes(op, largest), what);
+    const double device_need = (double)device_bytes(op, largest, VARIANT_LOOKBACK) +
+                               (double)op->temp_bytes(VARIANT_CUB, largest) +
+                               12.0 * (double)largest; /* the copy that moves as many bytes */
+    if (device_need > (double)cuda_free_bytes())
+        cli_fail(EXIT_USAGE, "%s needs %.2f GiB of GPU memory; %.2f GiB are free: try a smaller -n",
+                 what, device_need / (1 << 30), (double)cuda_free_bytes() / (1 << 30));
     report_note(stdout, opt->csv, "%s, seed %llu, median of %d runs after 3 warm-up runs",
                 op->name, (unsigned long long)opt->seed, opt->reps);
     report_note(stdout, opt->csv, "bytes: what each variant reads and writes per element; GB/s "
@@ -802,17 +814,19 @@ static int op_sweep(const operator_mode *op, const scan_options *opt)
         const double copy8 = d.n ? memcpy_moving_ms(8.0 * (double)d.n, opt->reps) : 0.0;
         snprintf(cells[2][0], 32, "%.2f", copy8 * 1e3);
         snprintf(cells[2][1], 32, "8.0");
-        snprintf(cells[2][2], 32, "%.1f", gb_per_s(8.0 * (double)d.n, copy8));
+        /* n = 0 moves nothing: no rate, no share of a copy's */
+        snprintf(cells[2][2], 32, d.n ? "%.1f" : "-", gb_per_s(8.0 * (double)d.n, copy8));
         const char *memcpy_row[] = {nbuf, "memcpy", cells[2][0], cells[2][1], cells[2][2],
-                                    "100.0", "-", "-"};
+                                    d.n ? "100.0" : "-", "-", "-"};
         report_row(stdout, cols, ncols, opt->csv, memcpy_row);
         for (int v = 0; v < VARIANT_COUNT; ++v) {
             if (!cli_variant_selected(opt, v))
                 continue;
             snprintf(cells[v][0], 32, "%.2f", ms[v] * 1e3);
             snprintf(cells[v][1], 32, "%.1f", d.n ? moved[v] / (double)d.n : 0.0);
-            snprintf(cells[v][2], 32, "%.1f", gb_per_s(moved[v], ms[v]));
-            snprintf(cells[v][3], 32, "%.1f", ms[v] > 0 ? 100.0 * copy[v] / ms[v] : 0.0);
+            snprintf(cells[v][2], 32, d.n ? "%.1f" : "-", gb_per_s(moved[v], ms[v]));
+            snprintf(cells[v][3], 32, d.n && ms[v] > 0 ? "%.1f" : "-",
+                     ms[v] > 0 ? 100.0 * copy[v] / ms[v] : 0.0);
             if (v == VARIANT_LOOKBACK && ms[0] > 0 && ms[1] > 0)
                 snprintf(cells[v][4], 32, "%.2f", ms[1] / ms[0]);
             else

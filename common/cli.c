@@ -142,9 +142,28 @@ static const scan_mode *find_mode(const scan_program *prog, const char *arg)
     return NULL;
 }
 
+/** The options, one bit each, to find one given twice. */
+enum option_bit {
+    SEEN_HELP = 1 << 0, SEEN_SELF_TEST = 1 << 1, SEEN_EXCLUSIVE = 1 << 2, SEEN_CSV = 1 << 3,
+    SEEN_N = 1 << 4, SEEN_REPS = 1 << 5, SEEN_SEED = 1 << 6, SEEN_STRESS = 1 << 7,
+    SEEN_INPUT = 1 << 8, SEEN_OUTPUT = 1 << 9, SEEN_VARIANT = 1 << 10, SEEN_MODE = 1 << 11
+};
+
+/** Mark option `bit` (spelled `name`) as given; 1, with a message in `err`, if it was already. */
+static int given_twice(unsigned *seen, unsigned bit, const char *name, char *err, size_t errlen)
+{
+    if (*seen & bit) {
+        snprintf(err, errlen, "option '%s' is given twice; give it once", name);
+        return 1;
+    }
+    *seen |= bit;
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt, char *err,
               size_t errlen)
 {
+    unsigned seen = 0;
     memset(opt, 0, sizeof *opt);
     opt->reps = prog->default_reps;
     opt->seed = CLI_DEFAULT_SEED;
@@ -156,14 +175,24 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
         const scan_mode *mode;
         int missing = 0;
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            if (given_twice(&seen, SEEN_HELP, "--help", err, errlen))
+                return EXIT_USAGE;
             opt->help = 1;
         } else if (strcmp(arg, "--self-test") == 0) {
+            if (given_twice(&seen, SEEN_SELF_TEST, "--self-test", err, errlen))
+                return EXIT_USAGE;
             opt->self_test = 1;
         } else if (strcmp(arg, "--exclusive") == 0) {
+            if (given_twice(&seen, SEEN_EXCLUSIVE, "--exclusive", err, errlen))
+                return EXIT_USAGE;
             opt->exclusive = 1;
         } else if (strcmp(arg, "--csv") == 0) {
+            if (given_twice(&seen, SEEN_CSV, "--csv", err, errlen))
+                return EXIT_USAGE;
             opt->csv = 1;
         } else if (take_value(arg, "-n", argc, argv, &i, &value, &missing)) {
+            if (given_twice(&seen, SEEN_N, "-n", err, errlen))
+                return EXIT_USAGE;
             if (missing) {
                 snprintf(err, errlen, "option '-n' needs a value, e.g. -n 1000000 or -n 2^20");
                 return EXIT_USAGE;
@@ -173,6 +202,8 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
             opt->n_given = 1;
         } else if (take_value(arg, "--reps", argc, argv, &i, &value, &missing)) {
             uint64_t reps = 0;
+            if (given_twice(&seen, SEEN_REPS, "--reps", err, errlen))
+                return EXIT_USAGE;
             if (missing) {
                 snprintf(err, errlen, "option '--reps' needs a value, e.g. --reps 20");
                 return EXIT_USAGE;
@@ -181,6 +212,8 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
                 return EXIT_USAGE;
             opt->reps = (int)reps;
         } else if (take_value(arg, "--seed", argc, argv, &i, &value, &missing)) {
+            if (given_twice(&seen, SEEN_SEED, "--seed", err, errlen))
+                return EXIT_USAGE;
             if (missing) {
                 snprintf(err, errlen, "option '--seed' needs a value, e.g. --seed 42");
                 return EXIT_USAGE;
@@ -189,6 +222,8 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
                 return EXIT_USAGE;
         } else if (take_value(arg, "--stress", argc, argv, &i, &value, &missing)) {
             uint64_t runs = 0;
+            if (given_twice(&seen, SEEN_STRESS, "--stress", err, errlen))
+                return EXIT_USAGE;
             if (missing) {
                 snprintf(err, errlen, "option '--stress' needs a run count, e.g. --stress 1000");
                 return EXIT_USAGE;
@@ -197,12 +232,16 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
                 return EXIT_USAGE;
             opt->stress = (int)runs;
         } else if (take_value(arg, "--input", argc, argv, &i, &value, &missing)) {
+            if (given_twice(&seen, SEEN_INPUT, "--input", err, errlen))
+                return EXIT_USAGE;
             if (missing || value[0] == '\0') {
                 snprintf(err, errlen, "option '--input' needs a file name, e.g. --input data.bin");
                 return EXIT_USAGE;
             }
             opt->input = value;
         } else if (take_value(arg, "--output", argc, argv, &i, &value, &missing)) {
+            if (given_twice(&seen, SEEN_OUTPUT, "--output", err, errlen))
+                return EXIT_USAGE;
             if (missing || value[0] == '\0') {
                 snprintf(err, errlen, "option '--output' needs a file name, e.g. --output scan.bin");
                 return EXIT_USAGE;
@@ -210,6 +249,8 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
             opt->output = value;
         } else if (take_value(arg, "--variant", argc, argv, &i, &value, &missing)) {
             char names[256];
+            if (given_twice(&seen, SEEN_VARIANT, "--variant", err, errlen))
+                return EXIT_USAGE;
             list_variants(prog, names, sizeof names);
             if (missing) {
                 snprintf(err, errlen, "option '--variant' needs a name; this chapter has: %s, all",
@@ -233,6 +274,8 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
                          opt->mode->option, mode->option);
                 return EXIT_USAGE;
             }
+            if (given_twice(&seen, SEEN_MODE, mode->option, err, errlen))
+                return EXIT_USAGE;
             opt->mode = mode;
             if (mode->count) {
                 uint64_t count = 0;
@@ -279,6 +322,11 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
     }
     if (opt->input && opt->n_given) {
         snprintf(err, errlen, "-n and --input both set the size; give one of them");
+        return EXIT_USAGE;
+    }
+    if (opt->input && opt->csv) {
+        snprintf(err, errlen, "--csv is for the tables of a sweep or a test; --input prints no "
+                 "table: drop --csv");
         return EXIT_USAGE;
     }
     if (opt->input && opt->self_test) {

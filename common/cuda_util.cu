@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 void cuda_fail(cudaError_t status, const char *what, const char *file, int line)
 {
@@ -25,9 +26,13 @@ void cuda_init_device(cudaDeviceProp *props)
     int count = 0;
     cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess || count == 0) {
-        fprintf(stderr, "run: no usable CUDA device (%s); this program needs an NVIDIA GPU of "
-                        "compute capability 7.5 or newer and its driver\n",
-                status != cudaSuccess ? cudaGetErrorString(status) : "none found");
+        /* With no GPU, or no driver, CUDA says "driver version is insufficient": say what it
+           means first (the driver creates /proc/driver/nvidia when it is loaded). */
+        const int driver = access("/proc/driver/nvidia/version", F_OK) == 0;
+        fprintf(stderr, "run: %s (CUDA: %s); this program needs an NVIDIA GPU of compute "
+                        "capability 7.5 or newer and its driver\n",
+                !driver ? "no NVIDIA GPU/driver found" : "no usable CUDA device",
+                status != cudaSuccess ? cudaGetErrorString(status) : "no device");
         exit(EXIT_CUDA);
     }
     CUDA_CHECK(cudaSetDevice(0));

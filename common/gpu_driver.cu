@@ -260,15 +260,16 @@ static void print_row(const gpu_chapter *ch, const scan_options *opt, const swee
     int c = 0;
     format_size(n, nbuf, sizeof nbuf);
     snprintf(tbuf, sizeof tbuf, "%.2f", ms * 1e3);
-    snprintf(gbuf, sizeof gbuf, "%.1f", gb_per_s(scan_min_bytes(n), ms));
-    snprintf(pbuf, sizeof pbuf, "%.1f", ms > 0 ? 100.0 * copy_ms / ms : 0.0);
+    /* n = 0 moves nothing: no rate, no share of a copy's */
+    snprintf(gbuf, sizeof gbuf, n ? "%.1f" : "-", gb_per_s(scan_min_bytes(n), ms));
+    snprintf(pbuf, sizeof pbuf, n && ms > 0 ? "%.1f" : "-", ms > 0 ? 100.0 * copy_ms / ms : 0.0);
     row[c++] = nbuf;
     row[c++] = variant;
     row[c++] = tbuf;
     row[c++] = gbuf;
     if (ch->traffic) {
         snprintf(trbuf, sizeof trbuf, "%.2fn", n ? traffic / (double)n : 0.0);
-        snprintf(mbuf, sizeof mbuf, "%.1f", gb_per_s(traffic * sizeof(int32_t), ms));
+        snprintf(mbuf, sizeof mbuf, n ? "%.1f" : "-", gb_per_s(traffic * sizeof(int32_t), ms));
         row[c++] = trbuf;
         row[c++] = mbuf;
     }
@@ -302,6 +303,21 @@ static int sweep(const gpu_chapter *ch, const scan_options *opt)
     int count = opt->n_given ? 1 : ch->prog.default_size_count;
     int status = EXIT_OK;
     device_arrays d = NO_ARRAYS;
+
+    /* Sizes this machine cannot hold are refused before anything is printed. */
+    size_t largest = 0;
+    for (int s = 0; s < count; ++s)
+        largest = sizes[s] > largest ? sizes[s] : largest;
+    char what[64];
+    snprintf(what, sizeof what, "-n %zu", largest);
+    io_require_host_memory(3.0 * sizeof(int32_t) * (double)largest, what);
+    double device_need = 2.0 * sizeof(int32_t) * (double)largest;
+    for (int v = 0; v < ch->prog.variant_count; ++v)
+        if (cli_variant_selected(opt, v))
+            device_need += (double)temp_need(ch, v, largest);
+    if (device_need > (double)cuda_free_bytes())
+        cli_fail(EXIT_USAGE, "%s needs %.2f GiB of GPU memory; %.2f GiB are free: try a smaller -n",
+                 what, device_need / (1 << 30), (double)cuda_free_bytes() / (1 << 30));
 
     report_note(stdout, opt->csv, "%s scan, seed %llu, median of %d runs after %d warm-up runs",
                 opt->exclusive ? "exclusive" : "inclusive", (unsigned long long)opt->seed,

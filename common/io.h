@@ -68,6 +68,13 @@ void *xmalloc(size_t bytes, const char *what);
 /** \brief Bytes of host memory available now (MemAvailable in /proc/meminfo), or 0 if unknown. */
 size_t host_memory_available(void);
 
+/**
+ * \brief Before anything is printed, make sure `bytes` of host memory can be had for `what`
+ *        (e.g. "-n 1099511627776"): if MemAvailable is known and smaller, print one line naming the
+ *        size and the fix and exit ::EXIT_USAGE, as xmalloc() would, but before a table's header.
+ */
+void io_require_host_memory(double bytes, const char *what);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,6 +56,9 @@ expect_usage "not a number" --reps many
 expect_usage "unknown variant 'fast'" --variant fast
 expect_usage "--output needs --input" --output fixture_out.bin
 expect_usage "give one of them" --input fixture_a.bin -n 4
+expect_usage "'-n' is given twice" -n 4 -n 5
+expect_usage "'--reps' is given twice" --reps 2 --reps=3
+expect_usage "'--csv' is given twice" --csv --csv
 rm -f fixture_out.bin
 
 # ---- bad files: exit 2, one line, no output written
@@ -65,6 +68,7 @@ mkdir fixture_dir
 expect_usage "No such file" --input fixture_missing.bin --output fixture_out.bin
 expect_usage "5 bytes, not a multiple of 4" --input fixture_odd.bin --output fixture_out.bin
 expect_usage "is a folder" --input fixture_dir --output fixture_out.bin
+expect_usage "drop --csv" --input fixture_a.bin --csv
 expect_usage "cannot write --output" --input fixture_a.bin --output fixture_no/such/dir/x.bin
 expect_usage "is a folder" --input fixture_a.bin --output fixture_dir
 checks=$((checks + 1))
@@ -158,6 +162,15 @@ header=$(grep -v '^#' stdout.txt | head -n 1)
 case $header in n,variant,time_us,GB/s,pct_memcpy,*check | n,variant,time_us,GB/s,traffic,moved_GB/s,pct_memcpy,*check) ;; *) false ;; esac ||
   fail "run --csv: unexpected header '$(grep -v '^#' stdout.txt | head -n 1)'"
 [ "$(grep -v '^#' stdout.txt | grep -c ',ok$')" -ge 1 ] || fail "run --csv: no verified row"
+checks=$((checks + 1))  # n = 0 moves nothing: its rates and shares of a copy are "-"
+"$RUN" -n 0 --reps 2 --csv >stdout.txt 2>stderr.txt || fail "run -n 0 exited non-zero"
+[ "$(grep -v '^#' stdout.txt | tail -n +2 | awk -F, '$5 != "-" && $4 != "-"' | wc -l)" -eq 0 ] ||
+  fail "run -n 0: a row with a rate: $(grep -v '^#' stdout.txt | tail -n +2 | head -n 1)"
+checks=$((checks + 1))  # a size the machine cannot hold: refused before the table's header
+"$RUN" -n 2^40 --reps 2 >stdout.txt 2>stderr.txt
+status=$?
+[ "$status" -eq 2 ] || fail "run -n 2^40 exited $status, wanted 2"
+! grep -q "variant" stdout.txt || fail "run -n 2^40 printed a table header before its error"
 checks=$((checks + 1))
 "$RUN" --self-test -n 40 >stdout.txt 2>stderr.txt || fail "run --self-test -n 40 exited non-zero"
 grep -q "self-test passed" stdout.txt || fail "self-test -n 40: no pass line"
