@@ -11,11 +11,23 @@
 # BENCH_OUT (docs/results). Progress goes to stderr, one line per size and program.
 #   bench/run_bench.sh --from CSV    redraw the table and plots from a CSV this script wrote
 #                                    (no GPU needed: e.g. where the GPU machine has no gnuplot)
+#   bench/run_bench.sh --csv-only    measure and write only the CSV (a GPU machine without
+#                                    gnuplot); then --from CSV where gnuplot is. Without gnuplot
+#                                    and without --csv-only, the script stops before measuring:
+#                                    it never quotes new numbers beside plots of an older run.
 set -u
 cd "$(dirname "$0")/.."
 MIN=${BENCH_MIN_LOG2:-10} MAX=${BENCH_MAX_LOG2:-30} STEP=${BENCH_STEP:-2} REPS=${BENCH_REPS:-10}
 OUTDIR=${BENCH_OUT:-docs/results}
 
+csv_only=0
+[ "${1:-}" = --csv-only ] && csv_only=1
+if [ "$csv_only" -eq 0 ] && ! command -v gnuplot >/dev/null; then
+  echo "make bench: gnuplot not found, and the plots must come from the same run as the tables:" \
+       "install it (apt-get install gnuplot-nox), or measure with bench/run_bench.sh --csv-only" \
+       "here and draw with bench/run_bench.sh --from CSV where gnuplot is" >&2
+  exit 2
+fi
 if [ "${1:-}" = --from ]; then
   csv=${2:?"usage: bench/run_bench.sh --from CSV"}
   [ -r "$csv" ] || { echo "make bench: cannot read $csv" >&2; exit 2; }
@@ -94,6 +106,10 @@ else
     done
   done
   mv "$csv.partial" "$csv"
+  if [ "$csv_only" -eq 1 ]; then
+    echo "bench: wrote $csv only; draw the tables and plots with: bench/run_bench.sh --from $csv" >&2
+    exit $status
+  fi
 fi
 
 # the series: memcpy from the baselines' run; every other row by program and variant
@@ -138,11 +154,10 @@ if command -v gnuplot >/dev/null; then
   gnuplot -e "data='$tmp/series.dat'; blocks=$count; gpu='$gpu'; cuda='$cuda'; day='$day'; \
               bandwidth='$OUTDIR/${slug}_bandwidth.svg'; latency='$OUTDIR/${slug}_latency.svg'; \
               latency_max=20" bench/plot.gp || status=1
-else
-  echo "bench: gnuplot not found (apt-get install gnuplot-nox): no plots written; draw them" \
-       "where gnuplot is with: bench/run_bench.sh --from $csv" >&2
-  plots="(no plots)"
-  status=1
+else  # checked at the start: only a gnuplot that vanished since gets here
+  echo "bench: gnuplot not found: no plots, and no tables quoted; draw them where gnuplot is" \
+       "with: bench/run_bench.sh --from $csv" >&2
+  exit 1
 fi
 # Quote the results where people read them: between the markers
 #   <!-- bench:begin SELECTOR -->  …  <!-- bench:end -->

@@ -3,7 +3,10 @@
 # it: the self-test (up to n = 5000 unless the bug needs larger sizes), and compute-sanitizer
 # memcheck, racecheck and synccheck (up to n = 1100, or the run given). Needs a GPU; the
 # chapters' notes quote its results.
-#   make SMS=90 all && tests/plant_bugs.sh OUTDIR [NAME_REGEX]   (only the bugs whose name matches)
+#   make all && tests/plant_bugs.sh OUTDIR [NAME_REGEX]   (only the bugs whose name matches)
+# The copies are built for the GPU in this machine (nvidia-smi's compute capability; SM=90 to
+# choose) with the nvcc on PATH (or /usr/local/cuda/bin/nvcc, or NVCC=...); build/ must hold
+# objects for that architecture (the default `make all` builds for all of SMS).
 # Each line: NAME: self-test -> its last line | memcheck rc=… | racecheck rc=… | synccheck rc=…
 # (rc 99: the tool found errors; 0: clean; 1: the self-test failed under the tool; 3: CUDA error).
 # The chapters are not touched; the copies, build logs and tool logs go to OUTDIR. When a
@@ -13,7 +16,11 @@ set -u
 ONLY=${2:-.}
 mkdir -p "$1" && OUTD=$(cd "$1" && pwd) || exit 2
 cd "$(dirname "$0")/.."
-export PATH=/usr/local/cuda/bin:$PATH
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+[ -x "$NVCC" ] || { echo "plant_bugs: nvcc not found: put the CUDA Toolkit's bin/ on PATH, or set NVCC" >&2; exit 2; }
+export PATH="$(dirname "$NVCC"):$PATH"  # compute-sanitizer ships beside nvcc
+SM=${SM:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '.[:space:]')}
+[ -n "$SM" ] || { echo "plant_bugs: no GPU found by nvidia-smi; run it on a machine with a GPU (or set SM, e.g. SM=90)" >&2; exit 2; }
 OBJS="build/common/cli.o build/common/data.o build/common/io.o build/common/report.o build/common/selftest.o build/common/cuda_util.o build/common/gpu_driver.o"
 mutate() { # name file perl-expression variant [self-test args] [sanitizer args | skip]
   local name=$1 file=$2 expr=$3 variant=$4
@@ -24,7 +31,7 @@ mutate() { # name file perl-expression variant [self-test args] [sanitizer args 
   if cmp -s "$src" "$file"; then echo "$name: MUTATION DID NOT APPLY"; return; fi
   local extra=""  # chapter 09 links its operators' host side and its own CUB baselines
   case $file in 09_*) extra="-I $(dirname "$file") build/09_operators/operator_modes.o build/09_operators/cub_operators.o" ;; esac
-  nvcc -std=c++20 -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common $extra "$src" $OBJS build/common/cub_scan.o -o "$bin" -lgomp 2>"$OUTD/$name.build.log" || { echo "$name: build failed"; return; }
+  "$NVCC" -std=c++20 -O3 -lineinfo -gencode "arch=compute_$SM,code=sm_$SM" -I common $extra "$src" $OBJS build/common/cub_scan.o -o "$bin" -lgomp 2>"$OUTD/$name.build.log" || { echo "$name: build failed (see $OUTD/$name.build.log)"; return; }
   local st; st=$(timeout 300 "$bin" $st_args --variant "$variant" 2>&1 | tail -n 1)
   local line="$name: $st_args -> $st"
   if [ "$tool_args" != skip ]; then
