@@ -93,12 +93,18 @@ sanitize: all
 # Doxygen reads README.md, docs/, common/, tests/ and the chapters that exist.
 docs:
 	@command -v doxygen >/dev/null || { echo "make docs needs doxygen (apt-get install doxygen graphviz)"; exit 2; }
+	@command -v dot >/dev/null || echo "make docs: Graphviz (dot) not found: no include graphs (apt-get install graphviz)"
 	@mkdir -p $(BUILD)/docs
-	DOXY_INPUT="README.md docs common tests bench $(READY)" DOXY_OUTPUT="$(BUILD)/docs" doxygen docs/Doxyfile
+	DOXY_INPUT="README.md docs common tests bench $(READY)" DOXY_OUTPUT="$(BUILD)/docs" \
+	  DOXY_HAVE_DOT=$$(command -v dot >/dev/null && echo YES || echo NO) doxygen docs/Doxyfile
 	@# The notes link figures as ../docs/figures/x.svg (right on GitHub); from build/docs/html that
 	@# path is build/docs/docs/figures, so the figures go there.
 	@mkdir -p $(BUILD)/docs/docs && rm -rf $(BUILD)/docs/docs/figures $(BUILD)/docs/docs/results && \
 	  cp -r docs/figures $(BUILD)/docs/docs/ && { [ ! -d docs/results ] || cp -r docs/results $(BUILD)/docs/docs/; }
+	@# The README (index.html) links docs/results/x.svg: from build/docs/html, that is html/docs/.
+	@mkdir -p $(BUILD)/docs/html/docs && rm -rf $(BUILD)/docs/html/docs/results && \
+	  { [ ! -d docs/results ] || cp -r docs/results $(BUILD)/docs/html/docs/; }
+	@tests/check_docs.sh $(BUILD)/docs/html
 	@echo "docs: open $(BUILD)/docs/html/index.html"
 
 # The figures are committed; make test checks that they match what the model draws.
