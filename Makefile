@@ -16,6 +16,13 @@ READY_NUMBERS := $(foreach d,$(READY),$(patsubst 0%,%,$(firstword $(subst _, ,$(
 TEST_BIN := $(BUILD)/tests
 HOST_TESTS := $(TEST_BIN)/test_common $(TEST_BIN)/scan_networks
 CUDA_TESTS := $(if $(NVCC),$(TEST_BIN)/cuda_probe $(TEST_BIN)/test_cuda_util)
+# The host code under AddressSanitizer and UndefinedBehaviorSanitizer: chapter 01 (all of it is
+# host code) and the unit tests of common/, built apart in build/asan, run by make test beside a
+# bounded fuzz of the command line and the file reader (tests/fuzz_cli.sh).
+ASAN_DIR := $(BUILD)/asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O0
+ASAN_COMMON := $(addprefix common/,cli.c data.c io.c report.c selftest.c)
+ASAN_BINS := $(ASAN_DIR)/cpu_serial $(ASAN_DIR)/test_common
 # The baselines of make bench: CUB and Thrust through the chapters' driver.
 BENCH_BASELINES := $(if $(NVCC),$(BUILD)/bench/baselines)
 
@@ -55,7 +62,16 @@ chapter-%:
 	fi; \
 	$(MAKE) -C "$$dir" all && ln -sfn "$$dir/run" run && echo "./run is now $$dir/run"
 
-tests: $(HOST_TESTS) $(CUDA_TESTS)
+tests: $(HOST_TESTS) $(CUDA_TESTS) $(ASAN_BINS)
+
+
+$(ASAN_DIR)/cpu_serial: 01_cpu_serial/cpu_serial.c $(ASAN_COMMON) $(wildcard common/*.h) $(FLAGS_FILE) Makefile
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -Wall -Wextra -Werror -fopenmp $(ASAN_FLAGS) -Icommon 01_cpu_serial/cpu_serial.c $(ASAN_COMMON) -o $@ -lgomp
+
+$(ASAN_DIR)/test_common: tests/test_common.c $(ASAN_COMMON) $(wildcard common/*.h) $(FLAGS_FILE) Makefile
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -Wall -Wextra -Werror -fopenmp $(ASAN_FLAGS) -Icommon tests/test_common.c $(ASAN_COMMON) -o $@ -lgomp
 
 $(TEST_BIN)/test_common: tests/test_common.c $(COMMON_HOST_OBJS) $(FLAGS_FILE)
 	@mkdir -p $(@D)

@@ -171,7 +171,8 @@ static void copy_threads(const int32_t *in, int32_t *out, size_t n)
     {
         size_t begin, end;
         slice_of(n, (size_t)omp_get_thread_num(), (size_t)omp_get_num_threads(), &begin, &end);
-        memcpy(out + begin, in + begin, (end - begin) * sizeof(int32_t));
+        if (end > begin) /* an empty slice may come with NULL arrays (n = 0) */
+            memcpy(out + begin, in + begin, (end - begin) * sizeof(int32_t));
     }
 }
 
@@ -182,12 +183,14 @@ static double time_cpu(int variant, const int32_t *in, int32_t *out, size_t n, i
     double *times = (double *)xmalloc((size_t)reps * sizeof(double), "the timings");
     for (int r = -WARMUP_RUNS; r < reps; ++r) {
         double start = host_seconds();
-        if (variant == BASELINE_COPY_ONE)
-            memcpy(out, in, n * sizeof(int32_t));
-        else if (variant == BASELINE_COPY_ALL)
+        if (variant == BASELINE_COPY_ONE) {
+            if (n > 0) /* memcpy() of NULL (n = 0) is undefined, even of 0 bytes */
+                memcpy(out, in, n * sizeof(int32_t));
+        } else if (variant == BASELINE_COPY_ALL) {
             copy_threads(in, out, n);
-        else
+        } else {
             scan_cpu(NULL, variant, in, out, n, exclusive);
+        }
         if (r >= 0)
             times[r] = host_seconds() - start;
     }

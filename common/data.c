@@ -76,7 +76,8 @@ void scan_reference(const int32_t *in, int32_t *out, size_t n, int exclusive, si
 
 void poison(int32_t *a, size_t n)
 {
-    memset(a, POISON_BYTE, n * sizeof *a);
+    if (n) /* memset(NULL, …, 0) is undefined in C; an empty array may be NULL (xmalloc(0)) */
+        memset(a, POISON_BYTE, n * sizeof *a);
 }
 
 verify_result verify_scan(const int32_t *expected, const int32_t *got, size_t n)

@@ -136,8 +136,13 @@ int io_output_begin(const char *path, char *err, size_t errlen)
     /* The temporary file lives in the target's folder, so rename() is atomic. */
     const char *slash = strrchr(path, '/');
     int dir_len = slash ? (int)(slash - path + 1) : 0;
-    snprintf(pending_tmp, sizeof pending_tmp, "%.*s.%s.tmpXXXXXX", dir_len, path,
-             slash ? slash + 1 : path);
+    const int length = snprintf(pending_tmp, sizeof pending_tmp, "%.*s.%s.tmpXXXXXX", dir_len,
+                                path, slash ? slash + 1 : path);
+    if (length < 0 || (size_t)length >= sizeof pending_tmp) {
+        pending_tmp[0] = '\0';
+        snprintf(err, errlen, "--output path is too long; use a shorter one");
+        return EXIT_USAGE;
+    }
     if (!handlers_installed) {
         atexit(remove_pending);
         signal(SIGINT, on_signal);

@@ -337,7 +337,7 @@ static void test_verify(void)
     r = verify_scan(expected, got, N);
     CHECK(r.checked == N && r.mismatches == 1 && r.first_bad == 37);
     got[90] = 0;
-    got[0] ^= 1 << 31;
+    got[0] ^= INT32_MIN; /* the sign bit (1 << 31 would overflow an int) */
     r = verify_scan(expected, got, N);
     CHECK(r.mismatches == 3 && r.first_bad == 0);
 
