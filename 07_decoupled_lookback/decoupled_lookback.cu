@@ -81,7 +81,8 @@ __device__ uint32_t warp_inclusive_scan(uint32_t x)
     const int lane = threadIdx.x % WARP_THREADS;
     for (int offset = 1; offset < WARP_THREADS; offset *= 2) {
         /* Every lane executes the shuffle, even those that do not use the result: a lane named
-           in the mask that does not arrive is undefined behaviour. */
+           in the mask that has not exited but does not arrive is undefined behaviour (an
+           exited lane is allowed, but a value read from it is undefined). */
         uint32_t below = __shfl_up_sync(FULL_MASK, x, offset);
         if (lane >= offset)
             x += below;
