@@ -1,7 +1,7 @@
 /**
  * \file scan_networks.c
  * \brief Scan networks (Merrill & Garland Fig 1) as data: build the serial, Kogge-Stone,
- *        Sklansky, Brent-Kung and reduce-then-scan networks, run them on arrays step by step,
+ *        Sklansky, Brent-Kung and scan-then-propagate networks, run them on arrays step by step,
  *        measure depth and size, check Snir's bound, and draw them as SVG.
  *
  *     scan_networks               unit tests (part of `make test`)
@@ -122,12 +122,14 @@ static void build_brent_kung(network *net, int n)
             add_op(net, i, i - s);
 }
 
-/** Reduce-then-scan over `parts` contiguous parts (chapter 03's raking, chapter 05's shape):
-    each part is reduced serially (its running sums stay on its wires), the part totals are
-    scanned serially, and every element but a part's last adds the total of the parts before. */
-static void build_reduce_then_scan(network *net, int n, int parts)
+/** Scan-then-propagate over `parts` contiguous parts: each part is scanned serially (its running
+    sums stay on its wires), the part totals are chained, and every element but a part's last
+    adds the total of the parts before. (Merrill & Garland's reduce-then-scan, Fig 1e, re-scans
+    each part instead of adding to it, redundant work that this model of operations on the n
+    element wires cannot draw: its part totals live apart from the elements.) */
+static void build_scan_then_propagate(network *net, int n, int parts)
 {
-    start(net, "reduce_then_scan", "reduce-then-scan, 4 parts", n);
+    start(net, "scan_then_propagate", "scan-then-propagate, 4 parts", n);
     int len = (n + parts - 1) / parts;
     for (int b = 0; b < n; b += len)
         for (int i = b + 1; i < b + len && i < n; ++i)
@@ -153,7 +155,7 @@ static void build(network *net, int which, int n)
     case 1: build_kogge_stone(net, n); break;
     case 2: build_sklansky(net, n); break;
     case 3: build_brent_kung(net, n); break;
-    default: build_reduce_then_scan(net, n, 4); break;
+    default: build_scan_then_propagate(net, n, 4); break;
     }
 }
 
