@@ -55,6 +55,8 @@ mutate chunk_carry_dropped 05_reduce_then_scan/reduce_then_scan.cu 's/        ca
 mutate chunk_carry_dropped_big 05_reduce_then_scan/reduce_then_scan.cu 's/        carry \+= aggregate;\n//' reduce-then-scan "--self-test -n 16777217" skip
 mutate chain_blockidx 06_chained_scan/chained_scan.cu 's/chunk_id = atomicAdd\(next_chunk, 1u\);/chunk_id = blockIdx.x;/' chained-1tile "--stress 100" skip
 mutate chain_split_flag 06_chained_scan/chained_scan.cu 's/    store_descriptor\(&descriptors\[chunk\],\n\s*\(unsigned long long\)TILE_PREFIX << 32 \| \(uint32_t\)\(exclusive \+ aggregate\)\);/    ((volatile unsigned *)&descriptors[chunk])[1] = TILE_PREFIX;\n    ((volatile unsigned *)&descriptors[chunk])[0] = exclusive + aggregate;/' chained-1tile "--stress 100" skip
+# the right order (value, then flag) but no fence between: what a missing fence does
+mutate chain_no_fence 06_chained_scan/chained_scan.cu 's/    store_descriptor\(&descriptors\[chunk\],\n\s*\(unsigned long long\)TILE_PREFIX << 32 \| \(uint32_t\)\(exclusive \+ aggregate\)\);/    ((volatile unsigned *)&descriptors[chunk])[0] = exclusive + aggregate;\n    ((volatile unsigned *)&descriptors[chunk])[1] = TILE_PREFIX;/' chained-1tile "--stress 100" skip
 # the look-back (chapter 07, carried unchanged into 08: planted in both)
 for ch in 07_decoupled_lookback/decoupled_lookback.cu 08_memcpy_speed/memcpy_speed.cu; do
   c=${ch%%_*}
