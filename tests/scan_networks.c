@@ -650,6 +650,10 @@ static int write_svg(const network *net, const char *dir)
 #define CELL_H 22
 /** Vertical distance between rows of cells. */
 #define ROW_DY 62
+/** Width of the column of captions, left of the cells: no line of the figure crosses it. */
+#define CAPTION_W 290
+/** Characters per line of a caption (about 6.6 pixels each at 12 px). */
+#define CAPTION_CHARS 40
 /** Gap between tiles (ch04) or between chunks (ch05). */
 #define GROUP_GAP 10
 /** Pale fills, one per tile or block. */
@@ -658,17 +662,35 @@ static const char *const FILLS[] = {"#dbe8f7", "#fde2cc", "#d9f0d3", "#eadcf2"};
 /** Left edge of element i when every `group` elements are followed by a gap. */
 static int cell_x(int i, int group)
 {
-    return 16 + i * CELL_W + (i / group) * GROUP_GAP;
+    return 16 + CAPTION_W + i * CELL_W + (i / group) * GROUP_GAP;
 }
 
 /** A caption and a row of cells: value i at cell_x(i, group), filled by its color group. */
 static void svg_row(FILE *f, int y, const char *caption, const uint32_t *v, int count, int group,
                     int color_group, int left_of)
 {
-    /* a white box (about 6.6 pixels per character), so that the lines stay behind the caption */
-    fprintf(f, "<rect x=\"14\" y=\"%d\" width=\"%d\" height=\"16\" fill=\"white\" "
-               "stroke=\"none\"/>\n", y - 20, (int)(strlen(caption) * 6.6) + 6);
-    fprintf(f, "<text x=\"16\" y=\"%d\" fill=\"#333\">%s</text>\n", y - 7, caption);
+    /* the caption in the left column, broken into lines of at most CAPTION_CHARS at spaces, and
+       centred on the row: the lines between rows never cross it */
+    char lines[4][CAPTION_CHARS + 1];
+    int nlines = 0;
+    const char *p = caption;
+    while (*p && nlines < 4) {
+        int len = (int)strlen(p), cut = len;
+        if (len > CAPTION_CHARS) {
+            cut = CAPTION_CHARS;
+            while (cut > 0 && p[cut] != ' ')
+                --cut;
+            if (cut == 0)
+                cut = CAPTION_CHARS;
+        }
+        snprintf(lines[nlines++], sizeof lines[0], "%.*s", cut, p);
+        p += cut;
+        while (*p == ' ')
+            ++p;
+    }
+    for (int l = 0; l < nlines; ++l)
+        fprintf(f, "<text x=\"16\" y=\"%d\" fill=\"#333\">%s</text>\n",
+                y + CELL_H / 2 + 4 + (2 * l - (nlines - 1)) * 7, lines[l]);
     for (int i = 0; i < count; ++i) {
         int x = left_of >= 0 ? cell_x(i * left_of, left_of) + (left_of * CELL_W - CELL_W) / 2
                              : cell_x(i, group);
@@ -740,7 +762,7 @@ static int write_scan_then_fan_svg(const char *dir)
     model_scan_then_fan(out, N, TILE, 0, scratch);       /* all three steps */
     const char *name = "dataflow_scan_then_fan";
     int width = cell_x(N - 1, TILE) + CELL_W + 16, y = 64;
-    FILE *f = svg_open(dir, name, width, y + 4 * ROW_DY + CELL_H + 14,
+    FILE *f = svg_open(dir, name, width, y + 4 * ROW_DY + CELL_H + 24,
                        "Chapter 04, scan-then-fan: n = 16, tiles of 4");
     if (!f)
         return 2;
@@ -782,7 +804,7 @@ static int write_reduce_then_scan_svg(const char *dir)
         prefix[b] = scratch[b];
     const char *name = "dataflow_reduce_then_scan";
     int width = cell_x(N - 1, CHUNK) + CELL_W + 16, y = 64;
-    FILE *f = svg_open(dir, name, width, y + 3 * ROW_DY + CELL_H + 14,
+    FILE *f = svg_open(dir, name, width, y + 3 * ROW_DY + CELL_H + 24,
                        "Chapter 05, reduce-then-scan: n = 24, G = 3 blocks, 2 tiles of 4 each");
     if (!f)
         return 2;
