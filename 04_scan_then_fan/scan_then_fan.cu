@@ -231,9 +231,10 @@ __global__ void scan_tiles_kernel(const int32_t *in, int32_t *out, size_t n, int
  * in place that layout is worth 10 % of the whole scan (the notes have the measurements).
  *
  * The element index is a `size_t`. The version this chapter started from computed it as
- * `int i = blockIdx.x * blockDim.x + threadIdx.x`: the product is 32-bit unsigned arithmetic,
- * and the result is stored in an `int`, so past 2^31 elements the index goes negative (and past
- * 2^32 it wraps): the kernel adds carries to the wrong elements, or faults.
+ * `int32_t index = part_i * blockDim.x + threadIdx.x` with a `size_t part_i`: the product is
+ * 64-bit, but stored in an `int32_t`, so past 2^31 elements the index goes negative: the kernel
+ * adds carries to the wrong elements, or faults. (The planted bug `fan_int_index` computes the
+ * index in 32-bit arithmetic instead, with the same effect past 2^31.)
  * \param out        the tile-scanned array, n elements, 16-byte aligned; updated in place
  * \param n          element count
  * \param tile_carry one word per tile: the exclusive scan of the tile aggregates
