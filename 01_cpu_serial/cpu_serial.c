@@ -240,7 +240,8 @@ static int sweep(const scan_program *prog, const scan_options *opt)
             copy_s[b] = time_cpu(b ? BASELINE_COPY_ALL : BASELINE_COPY_ONE, in, out, n, 0, opt->reps);
             snprintf(tbuf, sizeof tbuf, "%.2f", copy_s[b] * 1e6);
             /* n = 0 moves nothing: no rate, no share of a copy's */
-            snprintf(gbuf, sizeof gbuf, n ? "%.1f" : "-", gb_per_s(scan_min_bytes(n), copy_s[b] * 1e3));
+            snprintf(gbuf, sizeof gbuf, n ? "%.1f" : "-",
+                     gb_per_s(scan_min_bytes(n), copy_s[b] * 1e3));
             const char *copy_row[] = {nbuf, b ? copy_all_name : "memcpy-1t", tbuf, gbuf,
                                       n ? "100.0" : "-", "-"};
             report_row(stdout, COLS, NCOLS, opt->csv, copy_row);
@@ -256,7 +257,8 @@ static int sweep(const scan_program *prog, const scan_options *opt)
             verify_result after = verify_scan(ref, out, n);
             int ok = before.mismatches == 0 && after.mismatches == 0;
             snprintf(tbuf, sizeof tbuf, "%.2f", s_time * 1e6);
-            snprintf(gbuf, sizeof gbuf, n ? "%.1f" : "-", gb_per_s(scan_min_bytes(n), s_time * 1e3));
+            snprintf(gbuf, sizeof gbuf, n ? "%.1f" : "-",
+                     gb_per_s(scan_min_bytes(n), s_time * 1e3));
             /* like with like: the serial scan against a one-thread copy, the threaded one
                against a copy on as many threads */
             double copy = copy_s[v == VARIANT_SERIAL ? 0 : 1];

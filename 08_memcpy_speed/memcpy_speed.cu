@@ -707,8 +707,10 @@ typedef struct stream_scan {
  * H200 together, so their blocks can run side by side. Any state the two shared (a tile counter
  * in a `__device__` variable, say) would hand one scan's tile ids to the other's blocks.
  */
-static int two_streams_mode(const scan_options *opt, const int32_t *file, size_t file_words)
+static int two_streams_mode(const void *ctx, const scan_options *opt, const int32_t *file,
+                            size_t file_words)
 {
+    (void)ctx;  /* one mode, no data of its own */
     (void)file; /* a mode given alone: --input is refused with it */
     (void)file_words;
     const size_t n0 = opt->n_given ? opt->n : ((size_t)1 << 20) + 5;

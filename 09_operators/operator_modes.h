@@ -97,20 +97,22 @@ extern const char *const COMPACT_PATTERNS[4];
 void float_generate(op_data *d, int pattern, uint64_t seed);        /**< float sum: inputs */
 void float_reference(op_data *d);                                   /**< float sum: reference */
 double float_bytes(int variant, const op_data *d);                  /**< float sum: bytes */
-int float_check_file(const int32_t *file, size_t words, char *err, size_t len); /**< float sum: file check */
-void float_from_file(op_data *d, const int32_t *file); /**< float sum: file */
+/** float sum: file check */
+int float_check_file(const int32_t *file, size_t words, char *err, size_t len);
+void float_from_file(op_data *d, const int32_t *file);              /**< float sum: file */
 void affine_generate(op_data *d, int pattern, uint64_t seed);       /**< recurrence: inputs */
 void affine_reference(op_data *d);                                  /**< recurrence: reference */
 double affine_bytes(int variant, const op_data *d);                 /**< recurrence: bytes */
-void affine_from_file(op_data *d, const int32_t *file); /**< recurrence: file */
+void affine_from_file(op_data *d, const int32_t *file);             /**< recurrence: file */
 void affine_f32_generate(op_data *d, int pattern, uint64_t seed);   /**< float recurrence: inputs */
-void affine_f32_reference(op_data *d);                              /**< float recurrence: reference */
-int affine_f32_check_file(const int32_t *file, size_t words, char *err, size_t len); /**< float recurrence: file check */
-void affine_f32_from_file(op_data *d, const int32_t *file); /**< float recurrence: file */
+void affine_f32_reference(op_data *d);                              /**< float recurrence: ref. */
+/** float recurrence: file check */
+int affine_f32_check_file(const int32_t *file, size_t words, char *err, size_t len);
+void affine_f32_from_file(op_data *d, const int32_t *file);         /**< float recurrence: file */
 void segmented_generate(op_data *d, int pattern, uint64_t seed);    /**< segmented: inputs */
 void segmented_reference(op_data *d);                               /**< segmented: reference */
 double segmented_bytes(int variant, const op_data *d);              /**< segmented: bytes */
-void segmented_from_file(op_data *d, const int32_t *file); /**< segmented: file */
+void segmented_from_file(op_data *d, const int32_t *file);          /**< segmented: file */
 void compact_generate(op_data *d, int pattern, uint64_t seed);      /**< compaction: inputs */
 void compact_reference(op_data *d);                                 /**< compaction: reference */
 double compact_bytes(int variant, const op_data *d);                /**< compaction: bytes */

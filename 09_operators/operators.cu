@@ -500,7 +500,7 @@ struct segmented_i32 {
     /** Kernel arguments. */
     struct args {
         const int32_t *values; /**< the values (16-byte aligned) */
-        const uint8_t *heads;  /**< one byte per value: nonzero starts a segment (16-byte aligned) */
+        const uint8_t *heads;  /**< a byte per value, nonzero starts a segment (16-byte aligned) */
         int32_t *out;          /**< the segmented sums */
     };
     /** The tile in shared memory: 16 KB of values, 4 KB of head flags. */
@@ -719,8 +719,8 @@ template <class Op> __device__ __forceinline__ typename Op::value warp_scan(type
  * word shows the same state (read_descriptor()). A word's state goes from INVALID to AGGREGATE to
  * PREFIX and never back within a call, and a tile that publishes a prefix twice (one whose
  * aggregate absorbs) publishes the same value both times; so words that agree on the state come
- * from publications of one value: the value is whole. No fence is needed, and nothing wider than 64 bits must be
- * read in one piece.
+ * from publications of one value: the value is whole. No fence is needed, and nothing wider
+ * than 64 bits must be read in one piece.
  * \param descriptors the words of the descriptors, sizeof(value) / 4 per tile
  * \param tile        the tile
  * \param state       TILE_AGGREGATE or TILE_PREFIX
@@ -1203,7 +1203,7 @@ static size_t compact_temp(int variant, size_t n)
                                   : pass_scratch_bytes<compact_i32>(n);
 }
 
-/** The four operators. */
+/** The five operators of the modes. */
 static const operator_mode FLOAT_SUM = {
     "float-sum", "float-sum", "cub-float-sum", CUB_FLOAT_SUM, 4, tile_items<sum_f32>(), 1, 2,
     FLOAT_PATTERNS, "raw float32 values", 1, float_generate, float_reference, float_launch,
@@ -1222,73 +1222,27 @@ static const operator_mode RECURRENCE_F32 = {
 /** See ::FLOAT_SUM. */
 static const operator_mode SEGMENTED = {
     "segmented", "segmented", "cub-sum-by-key-u8", CUB_SUM_BY_KEY, 4,
-    tile_items<segmented_i32>(), 1, 5, SEGMENT_PATTERNS, "int32 pairs head, value", 2, segmented_generate,
-    segmented_reference, segmented_launch, segmented_bytes, segmented_temp, NULL,
-    segmented_from_file};
+    tile_items<segmented_i32>(), 1, 5, SEGMENT_PATTERNS, "int32 pairs head, value", 2,
+    segmented_generate, segmented_reference, segmented_launch, segmented_bytes, segmented_temp,
+    NULL, segmented_from_file};
 /** See ::FLOAT_SUM. */
 static const operator_mode COMPACT = {
     "compact-in-place", "compact", "cub-select-if-in-place", CUB_SELECT_IF, 4,
-    tile_items<compact_i32>(), 1, 4, COMPACT_PATTERNS, "int32 values", 1, compact_generate, compact_reference,
-    compact_launch, compact_bytes, compact_temp, NULL, compact_from_file};
+    tile_items<compact_i32>(), 1, 4, COMPACT_PATTERNS, "int32 values", 1, compact_generate,
+    compact_reference, compact_launch, compact_bytes, compact_temp, NULL, compact_from_file};
 
-/** `--float-sum`. */
-static int float_sum_mode(const scan_options *opt, const int32_t *file, size_t words)
+/** The ::scan_mode run of every operator: `ctx` is its ::operator_mode. */
+static int operator_run(const void *ctx, const scan_options *opt, const int32_t *file,
+                        size_t words)
 {
-    return op_main(&FLOAT_SUM, opt, file, words);
+    return op_main((const operator_mode *)ctx, opt, file, words);
 }
 
-/** Its `--input` check. */
-static int float_sum_check(const int32_t *file, size_t words, char *err, size_t len)
+/** The ::scan_mode `--input` check of every operator: `ctx` is its ::operator_mode. */
+static int operator_check(const void *ctx, const int32_t *file, size_t words, char *err,
+                          size_t len)
 {
-    return op_check_file(&FLOAT_SUM, file, words, err, len);
-}
-
-/** `--recurrence`. */
-static int recurrence_mode(const scan_options *opt, const int32_t *file, size_t words)
-{
-    return op_main(&RECURRENCE, opt, file, words);
-}
-
-/** Its `--input` check. */
-static int recurrence_check(const int32_t *file, size_t words, char *err, size_t len)
-{
-    return op_check_file(&RECURRENCE, file, words, err, len);
-}
-
-/** `--recurrence-f32`. */
-static int recurrence_f32_mode(const scan_options *opt, const int32_t *file, size_t words)
-{
-    return op_main(&RECURRENCE_F32, opt, file, words);
-}
-
-/** Its `--input` check. */
-static int recurrence_f32_check(const int32_t *file, size_t words, char *err, size_t len)
-{
-    return op_check_file(&RECURRENCE_F32, file, words, err, len);
-}
-
-/** `--segmented`. */
-static int segmented_mode(const scan_options *opt, const int32_t *file, size_t words)
-{
-    return op_main(&SEGMENTED, opt, file, words);
-}
-
-/** Its `--input` check. */
-static int segmented_check(const int32_t *file, size_t words, char *err, size_t len)
-{
-    return op_check_file(&SEGMENTED, file, words, err, len);
-}
-
-/** `--compact`. */
-static int compact_mode(const scan_options *opt, const int32_t *file, size_t words)
-{
-    return op_main(&COMPACT, opt, file, words);
-}
-
-/** Its `--input` check. */
-static int compact_check(const int32_t *file, size_t words, char *err, size_t len)
-{
-    return op_check_file(&COMPACT, file, words, err, len);
+    return op_check_file((const operator_mode *)ctx, file, words, err, len);
 }
 
 /** The chapter's modes: one per operator. */
@@ -1297,32 +1251,37 @@ static const scan_mode MODES[] = {
      .help = "float sum (F: raw float32, multiples of 2^-23); checked within a bound",
      .test = "--float-sum --self-test | --float-sum --stress 100",
      .combines = 1,
-     .check_file = float_sum_check,
-     .run = float_sum_mode},
+     .ctx = &FLOAT_SUM,
+     .check_file = operator_check,
+     .run = operator_run},
     {.option = "--recurrence",
      .help = "h_t = a_t*h_(t-1) + b_t mod 2^32 (F: int32 pairs a, b; G: h)",
      .test = "--recurrence --self-test | --recurrence --stress 100",
      .combines = 1,
-     .check_file = recurrence_check,
-     .run = recurrence_mode},
+     .ctx = &RECURRENCE,
+     .check_file = operator_check,
+     .run = operator_run},
     {.option = "--recurrence-f32",
      .help = "the same in float (F: float32 pairs a, b; G: h); checked within a bound",
      .test = "--recurrence-f32 --self-test | --recurrence-f32 --stress 100",
      .combines = 1,
-     .check_file = recurrence_f32_check,
-     .run = recurrence_f32_mode},
+     .ctx = &RECURRENCE_F32,
+     .check_file = operator_check,
+     .run = operator_run},
     {.option = "--segmented",
      .help = "sums restarting at head flags (F: int32 pairs head, value)",
      .test = "--segmented --self-test | --segmented --stress 100",
      .combines = 1,
-     .check_file = segmented_check,
-     .run = segmented_mode},
+     .ctx = &SEGMENTED,
+     .check_file = operator_check,
+     .run = operator_run},
     {.option = "--compact",
      .help = "keep x > 0 in order, in place (F: int32; G: the kept ones)",
      .test = "--compact --self-test | --compact --stress 100",
      .combines = 1,
-     .check_file = compact_check,
-     .run = compact_mode},
+     .ctx = &COMPACT,
+     .check_file = operator_check,
+     .run = operator_run},
 };
 
 /** The default sweep of the int32 sum: chapter 08's. */

@@ -58,12 +58,15 @@ typedef struct scan_mode {
                              (an operator, a type) and combines with `--self-test`, `--stress R`,
                              `--input/--output` and `-n`, which `run` then carries out itself;
                              such a mode scans inclusively only */
+    const void *ctx;    /**< the chapter's own data for this mode (which operator, say), handed
+                             to `check_file` and `run`; or NULL */
     /** Checks the `--input` file (read as int32 words) before the GPU is touched and before
         `--output` is begun: 0, or ::EXIT_USAGE with a message in `err`; NULL: any file will do. */
-    int (*check_file)(const int32_t *file, size_t words, char *err, size_t len);
+    int (*check_file)(const void *ctx, const int32_t *file, size_t words, char *err, size_t len);
     /** Runs it; returns the exit status. `file`/`file_words`: the `--input` file read as int32
         words (NULL and 0 without `--input`); its format is the mode's to check. */
-    int (*run)(const struct scan_options *opt, const int32_t *file, size_t file_words);
+    int (*run)(const void *ctx, const struct scan_options *opt, const int32_t *file,
+               size_t file_words);
 } scan_mode;
 
 /** What a chapter tells the shared command line about itself. */

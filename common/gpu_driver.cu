@@ -390,7 +390,8 @@ int gpu_chapter_main(int argc, char **argv, const gpu_chapter *ch)
         if (io_read_int32(opt.input, &file_in, &file_n, err, sizeof err))
             cli_fail(EXIT_USAGE, "%s", err);
         const scan_mode *mode = opt.mode;
-        if (mode && mode->check_file && mode->check_file(file_in, file_n, err, sizeof err))
+        if (mode && mode->check_file &&
+            mode->check_file(mode->ctx, file_in, file_n, err, sizeof err))
             cli_fail(EXIT_USAGE, "%s (%s)", err, opt.input);
         if (opt.output && io_output_begin(opt.output, err, sizeof err))
             cli_fail(EXIT_USAGE, "%s", err);
@@ -405,7 +406,7 @@ int gpu_chapter_main(int argc, char **argv, const gpu_chapter *ch)
 
     int status;
     if (opt.mode) { /* its own mode, or an operator that carries out the options itself */
-        status = opt.mode->run(&opt, file_in, file_n);
+        status = opt.mode->run(opt.mode->ctx, &opt, file_in, file_n);
     } else if (opt.self_test) {
         status = self_test(ch, &opt);
     } else if (opt.stress) {

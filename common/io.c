@@ -246,6 +246,7 @@ void io_require_host_memory(double bytes, const char *what)
 {
     const size_t have = host_memory_available();
     if (have > 0 && bytes > (double)have)
-        cli_fail(EXIT_USAGE, "%s needs %.2f GiB of host memory; %.2f GiB are free: try a smaller -n",
-                 what, bytes / (1024.0 * 1024.0 * 1024.0), (double)have / (1024.0 * 1024.0 * 1024.0));
+        cli_fail(EXIT_USAGE,
+                 "%s needs %.2f GiB of host memory; %.2f GiB are free: try a smaller -n", what,
+                 bytes / (1024.0 * 1024.0 * 1024.0), (double)have / (1024.0 * 1024.0 * 1024.0));
 }
