@@ -378,11 +378,14 @@ static size_t device_bytes(const operator_mode *op, size_t n, int variant)
     return per * n + op->temp_bytes(variant, n);
 }
 
-/** Allocate the host arrays of d for n elements. */
+/** Allocate the host arrays of d for n elements; its device arrays, if any, are kept (they grow
+    with d->n in op_reserve_device()). */
 static void op_alloc_host(const operator_mode *op, op_data *d, size_t n)
 {
-    memset(d, 0, sizeof *d);
     d->n = n;
+    d->ref_count = 0;
+    d->heads = d->keys = NULL;
+    d->exact = d->magnitude = d->growth = NULL;
     d->tile = op->tile;
     d->in = xmalloc(n * op->in_bytes, "the input");
     d->ref = (int32_t *)xmalloc(n * sizeof(int32_t), "the reference");
@@ -541,26 +544,20 @@ static size_t battery_size(size_t tile, int k)
 static int op_self_test(const operator_mode *op, const scan_options *opt)
 {
     long cases = 0, failed = 0;
-    op_data d;
-    memset(&d, 0, sizeof d);
+    op_data d = {}; /* one set of device arrays, grown from size to size */
     report_note(stdout, opt->csv, "self-test of %s: %d sizes x %d patterns x variants, "
                 "every element checked", op->name, BATTERY_SIZES, op->pattern_count);
     for (int k = 0; k < BATTERY_SIZES; ++k) {
         const size_t n = battery_size(op->tile, k);
         if (opt->n_given && n > opt->n)
             continue;
-        op_data h;
-        op_alloc_host(op, &h, n);
-        h.d_in = d.d_in, h.d_out = d.d_out, h.d_heads = d.d_heads, h.d_keys = d.d_keys;
-        h.d_pristine = d.d_pristine, h.d_count = d.d_count, h.capacity = d.capacity;
-        memcpy(h.d_temp, d.d_temp, sizeof d.d_temp);
-        memcpy(h.temp_bytes, d.temp_bytes, sizeof d.temp_bytes);
+        op_alloc_host(op, &d, n);
         long size_failed = 0, size_cases = 0;
         const int repeats = n <= ((size_t)1 << 20) ? 3 : 1;
         for (int p = 0; p < op->pattern_count; ++p) {
-            op->generate(&h, p, opt->seed + (uint64_t)p);
-            op->reference(&h);
-            op_upload(op, &h);
+            op->generate(&d, p, opt->seed + (uint64_t)p);
+            op->reference(&d);
+            op_upload(op, &d);
             for (int v = 0; v < VARIANT_COUNT; ++v) {
                 if (!cli_variant_selected(opt, v))
                     continue;
@@ -569,7 +566,7 @@ static int op_self_test(const operator_mode *op, const scan_options *opt)
                     snprintf(what, sizeof what, "n = %zu, %s, %s, run %d", n, op->patterns[p],
                              v == VARIANT_CUB ? op->cub_name : op->name, r);
                     ++size_cases;
-                    if (op_run_checked(op, &h, v, what))
+                    if (op_run_checked(op, &d, v, what))
                         ++size_failed;
                 }
             }
@@ -577,8 +574,7 @@ static int op_self_test(const operator_mode *op, const scan_options *opt)
         printf("n = %-10zu %3ld cases, %s\n", n, size_cases,
                size_failed ? "FAILED" : "all right");
         cases += size_cases, failed += size_failed;
-        d = h; /* keep the device arrays for the next size */
-        op_free_host(&d);
+        op_free_host(&d); /* the device arrays stay for the next size */
     }
     op_free_device(&d);
 
@@ -594,7 +590,7 @@ static int op_self_test(const operator_mode *op, const scan_options *opt)
                    (double)(dev_need + dev_need / 16) / (1 << 30),
                    (double)host_have / (1 << 30), (double)dev_have / (1 << 30));
         } else {
-            op_data b;
+            op_data b = {};
             op_alloc_host(op, &b, big);
             op->generate(&b, 0, opt->seed);
             op->reference(&b);
@@ -633,7 +629,7 @@ static int op_stress(const operator_mode *op, const scan_options *opt)
     report_note(stdout, opt->csv, "stress test of %s: %d runs per size, every element checked",
                 variant == VARIANT_CUB ? op->cub_name : op->name, opt->stress);
     for (int s = 0; s < count; ++s) {
-        op_data d;
+        op_data d = {};
         op_alloc_host(op, &d, list[s]);
         op->generate(&d, 0, opt->seed + (uint64_t)s);
         op->reference(&d);
@@ -687,7 +683,7 @@ static int op_file(const operator_mode *op, const scan_options *opt, const int32
                    size_t words)
 {
     char err[256];
-    op_data d;
+    op_data d = {};
     op_alloc_host(op, &d, words / op->file_words); /* op_check_file() has checked the file */
     op->from_file(&d, file);
     op->reference(&d);
@@ -789,7 +785,7 @@ static int op_sweep(const operator_mode *op, const scan_options *opt)
                 "run; x_cub: CUB's time / this time");
     report_header(stdout, cols, ncols, opt->csv);
     for (int s = 0; s < count; ++s) {
-        op_data d;
+        op_data d = {};
         op_alloc_host(op, &d, sizes[s]);
         op->generate(&d, 0, opt->seed);
         op->reference(&d);
