@@ -214,7 +214,7 @@ __device__ __forceinline__ void clear_stale_descriptors(unsigned long long *othe
      ITEMS_PER_THREAD      elements per thread per tile (a multiple of LANE_ITEMS)
      COMMUTATIVE           1 if combine(x, y) == combine(y, x): the reduction may then reorder
      ORDERED               1 if a tile writes where earlier tiles read (the compaction): the
-                           descriptors then carry release and acquire order, by fences
+                           descriptors are then stored with release and read with acquire
      args, tile            the kernel's arguments; the tile's input in shared memory
      identity()            the value e with combine(e, x) == combine(x, e) == x (this pass's
                            convenience: the look-back needs only associativity)
@@ -266,9 +266,9 @@ __device__ __forceinline__ void wait_for_copies()
 
 /** Ask L2 for `bytes` bytes at `source` (one tile of one input array), one 128-byte line per
     thread at a time, from the threads of warps 1 to 3; `valid` of them exist. A hint: it changes
-    no result. Warp 0 issues none: its lanes publish the descriptors, and we guessed that a fence
-    before a publication (the compaction's) might wait for its thread's prefetches (a guess: the
-    timings did not change). */
+    no result. Warp 0 issues none: its lanes publish the descriptors, and we guessed that a
+    release store (the compaction's: on sm_90 it compiles to a memory barrier, `MEMBAR.ALL.GPU`,
+    then the store) might wait for its thread's prefetches (a guess: the timings did not change). */
 __device__ __forceinline__ void prefetch_l2(const void *source, size_t valid, int bytes)
 {
     const int prefetchers = BLOCK_THREADS - WARP_THREADS;
@@ -625,12 +625,24 @@ struct compact_i32 {
 /* The lesson: the pass, generic over the operator                                            */
 /* ------------------------------------------------------------------------------------------ */
 
-/** `fence.acq_rel.gpu`: after a relaxed read, it makes the read an acquire; before a relaxed
-    write, it makes the write a release (PTX ISA, memory consistency model: the acquire and
-    release patterns). `__threadfence()` is the stronger `fence.sc.gpu`, not needed here. */
-__device__ __forceinline__ void fence_acq_rel()
+/** load_descriptor() as an acquire (`ld.acquire.gpu`): what the thread does after it in program
+    order comes after the read, and after everything the store it reads from released. For
+    operators whose tiles write where earlier tiles read (Op::ORDERED). */
+__device__ __forceinline__ unsigned long long load_descriptor_acquire(
+    const unsigned long long *descriptor)
 {
-    asm volatile("fence.acq_rel.gpu;" : : : "memory");
+    unsigned long long word;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(descriptor) : "memory");
+    return word;
+}
+
+/** store_descriptor() as a release (`st.release.gpu`): what comes before it in the thread's
+    program order, and what a barrier or an acquire ordered before that, is ordered before the
+    store for every thread whose acquire reads it. For Op::ORDERED, as above. */
+__device__ __forceinline__ void store_descriptor_release(unsigned long long *descriptor,
+                                                         unsigned long long word)
+{
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" : : "l"(descriptor), "l"(word) : "memory");
 }
 
 /** A value as 32-bit words: what shuffles and descriptors move. */
@@ -733,8 +745,13 @@ __device__ __forceinline__ void publish(unsigned long long *descriptors, unsigne
     const int words = (int)(sizeof(v) / 4);
     value_words<typename Op::value> w;
     memcpy(&w, &v, sizeof v);
-    for (int i = 0; i < words; ++i)
-        store_descriptor(&descriptors[(size_t)tile * words + i], pack_descriptor(state, w.w[i]));
+    for (int i = 0; i < words; ++i) {
+        unsigned long long *word = &descriptors[(size_t)tile * words + i];
+        if (Op::ORDERED)
+            store_descriptor_release(word, pack_descriptor(state, w.w[i]));
+        else
+            store_descriptor(word, pack_descriptor(state, w.w[i]));
+    }
 }
 
 /**
@@ -752,7 +769,9 @@ __device__ __forceinline__ unsigned read_descriptor(const unsigned long long *de
     value_words<typename Op::value> w;
     unsigned state = 0;
     for (int i = 0; i < words; ++i) {
-        const unsigned long long word = load_descriptor(&descriptors[(size_t)tile * words + i]);
+        const unsigned long long *at = &descriptors[(size_t)tile * words + i];
+        const unsigned long long word = Op::ORDERED ? load_descriptor_acquire(at)
+                                                    : load_descriptor(at);
         const unsigned s = (unsigned)(word >> 32);
         state = i == 0 ? s : (s == state ? state : TILE_INVALID);
         w.w[i] = (uint32_t)word;
@@ -766,17 +785,16 @@ __device__ __forceinline__ unsigned read_descriptor(const unsigned long long *de
  *        aggregate that absorbs everything before it: a segment head), else as an aggregate.
  *
  * An aggregate published as a prefix is where every later look-back stops: the segmented scan's
- * look-back never walks past the nearest tile that holds a head.
- * \pre Called by one thread.
+ * look-back never walks past the nearest tile that holds a head. For Op::ORDERED the store is
+ * a release, after the barrier that follows the tile's copy: the whole block's reads of its input
+ * come before it.
+ * \pre Called by one thread, after a barrier.
  */
 template <class Op>
 __device__ __forceinline__ void publish_aggregate(unsigned long long *descriptors, unsigned tile,
                                                   typename Op::value aggregate)
 {
     const int is_prefix = tile == 0 || Op::absorbs(aggregate);
-    if (Op::ORDERED)
-        fence_acq_rel(); /* release: the block's reads of its input, ordered before this thread by
-                            the barrier after the copy, come before the aggregate */
     publish<Op>(descriptors, tile, is_prefix ? TILE_PREFIX : TILE_AGGREGATE, aggregate);
 }
 
@@ -791,10 +809,10 @@ __device__ __forceinline__ void publish_aggregate(unsigned long long *descriptor
  * tile gave: `exclusive_prefix = combine(window, exclusive_prefix)`. (Chapter 07 wrote
  * `exclusive_prefix += …` in either order: for a sum it is the same.)
  *
- * When the operator's tiles write where earlier tiles read (Op::ORDERED), fences make the relaxed
- * descriptors carry order: each lane's fence after its reads is an acquire of what the tiles it
- * read released, `__syncwarp()` orders the lanes before lane 0, and lane 0's fence before the
- * prefix releases all of it to the tiles that will read this one.
+ * When the operator's tiles write where earlier tiles read (Op::ORDERED), each lane's reads are
+ * acquires of what the tiles it read released, `__syncwarp()` orders every lane's reads before
+ * lane 0's store, and that store, a release, passes all of it on to the tiles that will read
+ * this one.
  * \return the tile's exclusive prefix (in every lane)
  * \pre One full warp calls it; every tile below `tile` was handed to a block that is running.
  */
@@ -829,12 +847,8 @@ __device__ typename Op::value look_back(unsigned long long *descriptors, unsigne
             break;
         window_last -= WARP_THREADS;
     }
-    if (Op::ORDERED) {
-        fence_acq_rel(); /* acquire: what this lane read, and what was released before it */
-        __syncwarp();
-        if (lane == 0)
-            fence_acq_rel(); /* release: all the lanes' acquires, before the prefix */
-    }
+    if (Op::ORDERED)
+        __syncwarp(); /* every lane's acquires, before lane 0's release of the prefix */
     if (lane == 0)
         publish<Op>(descriptors, tile, TILE_PREFIX, Op::combine(exclusive_prefix, aggregate));
     return exclusive_prefix;
@@ -982,7 +996,7 @@ __device__ __forceinline__ void single_pass_tile(const typename Op::args &a,
                        exclusive);
     if (threadIdx.x == 0 && tile == gridDim.x - 1)
         Op::last_tile(a, Op::combine(tile_exclusive_prefix, aggregate));
-    /* last, in case a fence of this tile would wait for these stores (a guess, as above) */
+    /* last, in case a release store of this tile would wait for these stores (a guess, as above) */
     clear_stale_descriptors(state + 1 + (1 - array) * capacity * words,
                             (size_t)(drawn >> 32 & STATE_STALE_MASK) * words, tile);
 }
