@@ -78,4 +78,7 @@ mutate reduce_as_commutative_09 $ch9 's/Op::COMMUTATIVE \? group :/1 ? group :/;
 mutate stops_without_head_09 $ch9 's/static __device__ int absorbs\(value v\) \{ return v.head != 0; \}/static __device__ int absorbs(value v) { return 1; }/' decoupled-lookback "--segmented --self-test -n 16777217" skip
 mutate crosses_head_09 $ch9 's/static __device__ int absorbs\(value v\) \{ return v.head != 0; \}/static __device__ int absorbs(value v) { return 0; }/; s/        w.w\[i\] = \(uint32_t\)word;/        w.w[i] = i == 0 \&\& words == 2 ? 0u : (uint32_t)word;/' decoupled-lookback "--segmented --self-test -n 16777217" skip
 mutate torn_descriptor_09 $ch9 's/state = i == 0 \? s : \(s == state \? state : TILE_INVALID\);/state = i == 0 ? s : state;/' decoupled-lookback "--recurrence --stress 300" skip
+# the compaction with relaxed descriptors: nothing orders a tile's writes after its predecessors'
+# reads (a race that no test has caught on the H200: see the notes)
+mutate compact_relaxed_09 $ch9 's/Op::ORDERED \? load_descriptor_acquire\(at\)/0 ? load_descriptor_acquire(at)/; s/        if \(Op::ORDERED\)\n            store_descriptor_release/        if (0)\n            store_descriptor_release/' decoupled-lookback "--compact --stress 100" skip
 mutate gather_no_syncwarp_09 $ch9 's/        __syncwarp\(\); \/\* every lane has read its group before any lane writes into it \*\///' decoupled-lookback "--compact --stress 100" "--compact --self-test -n 1100"
