@@ -1,8 +1,8 @@
 /**
  * \file scan_networks.c
  * \brief Scan networks (Merrill & Garland Fig 1) as data: build the serial, Kogge-Stone,
- *        Sklansky, Brent-Kung and scan-then-propagate networks, run them on arrays step by step,
- *        measure depth and size, check Snir's bound, and draw them as SVG.
+ *        Sklansky, Brent-Kung, scan-then-propagate and reduce-then-scan networks, run them on
+ *        arrays step by step, measure depth and size, check Snir's bound, and draw them as SVG.
  *
  *     scan_networks               unit tests (part of `make test`)
  *     scan_networks --table       depth and size at n = 16, and the shared-memory bank table
@@ -10,9 +10,11 @@
  *                                 of chapters 04 and 05 (`make figures`)
  *
  * A network is a list of operations `x[dst] = x[src] + x[dst]`, in an order that a single thread
- * may apply one after another. Its *size* is the number of operations (additions); its *depth*
- * is the longest chain of operations that depend on each other, found by giving every operation
- * the step right after the later of its two inputs (as soon as possible). Snir (1986) proved that
+ * may apply one after another, on the n element wires and, for reduce-then-scan, a few extra wires
+ * that hold the parts' totals (a copy `x[dst] = x[src]` starts each: no addition, no step). Its
+ * *size* is the number of additions; its *depth* is the longest chain of additions that depend on
+ * each other, found by giving every addition the step right after the later of its two inputs (as
+ * soon as possible). Snir (1986) proved that
  * every prefix network on n inputs has depth + size ≥ 2n − 2: a network can be shallow or small,
  * not both.
  *
@@ -34,6 +36,8 @@
 #define MAX_OPS (1 << 16)
 /** Largest n the tests build. */
 #define MAX_N 300
+/** Most wires: the elements and up to 4 parts' totals. */
+#define MAX_WIRES (MAX_N + 4)
 /** Shared memory banks of 4-byte words. */
 #define NUM_BANKS 32
 /** log2(NUM_BANKS). */
@@ -41,31 +45,42 @@
 /** Chapter 03's padding: one spare word after every 32. */
 #define CONFLICT_FREE_INDEX(i) ((i) + ((i) >> LOG_NUM_BANKS))
 
-/** One operation: x[dst] = x[src] + x[dst], src < dst. */
+/** One operation: x[dst] = x[src] + x[dst] (an addition), or x[dst] = x[src] (a copy). */
 typedef struct op {
     int dst;  /**< the wire that is updated */
-    int src;  /**< the wire whose value is added to it */
+    int src;  /**< the wire whose value is added to it, or copied */
+    int copy; /**< 1 for a copy */
 } op;
 
-/** A network on n wires. */
+/** A network on n element wires, and `wires − n` wires for parts' totals after them. */
 typedef struct network {
     const char *name;   /**< file name part, e.g. "kogge_stone" */
     const char *title;  /**< for tables and figures */
-    int n;              /**< wires (inputs) */
-    int size;           /**< operations */
+    int n;              /**< element wires (inputs and outputs) */
+    int wires;          /**< all wires: n, plus the totals' */
+    int count;          /**< operations */
+    int size;           /**< additions (operations that are not copies) */
     op ops[MAX_OPS];    /**< in an order that may be applied one at a time */
 } network;
+
+/** Append x[dst] += x[src], or x[dst] = x[src] with `copy`. */
+static void append(network *net, int dst, int src, int copy)
+{
+    if (net->count >= MAX_OPS) {
+        fprintf(stderr, "scan_networks: more than %d operations\n", MAX_OPS);
+        exit(2);
+    }
+    net->ops[net->count].dst = dst;
+    net->ops[net->count].src = src;
+    net->ops[net->count].copy = copy;
+    ++net->count;
+    net->size += !copy;
+}
 
 /** Append x[dst] += x[src]. */
 static void add_op(network *net, int dst, int src)
 {
-    if (net->size >= MAX_OPS) {
-        fprintf(stderr, "scan_networks: more than %d operations\n", MAX_OPS);
-        exit(2);
-    }
-    net->ops[net->size].dst = dst;
-    net->ops[net->size].src = src;
-    ++net->size;
+    append(net, dst, src, 0);
 }
 
 /** Empty `net` and name it. */
@@ -74,6 +89,8 @@ static void start(network *net, const char *name, const char *title, int n)
     net->name = name;
     net->title = title;
     net->n = n;
+    net->wires = n;
+    net->count = 0;
     net->size = 0;
 }
 
@@ -124,9 +141,7 @@ static void build_brent_kung(network *net, int n)
 
 /** Scan-then-propagate over `parts` contiguous parts: each part is scanned serially (its running
     sums stay on its wires), the part totals are chained, and every element but a part's last
-    adds the total of the parts before. (Merrill & Garland's reduce-then-scan, Fig 1e, re-scans
-    each part instead of adding to it, redundant work that this model of operations on the n
-    element wires cannot draw: its part totals live apart from the elements.) */
+    adds the total of the parts before. No addition is repeated: it sits on Snir's bound. */
 static void build_scan_then_propagate(network *net, int n, int parts)
 {
     start(net, "scan_then_propagate", "scan-then-propagate, 4 parts", n);
@@ -145,8 +160,37 @@ static void build_scan_then_propagate(network *net, int n, int parts)
     }
 }
 
+/** Reduce-then-scan over `parts` contiguous parts (Merrill & Garland Fig 1e; chapter 05's three
+    passes): each part is reduced serially into a wire of its own (its running sums are not kept),
+    the totals are scanned serially, and each part is scanned again, serially, its first element
+    seeded with the totals of the parts before it. The second scan repeats the reduction's
+    additions, and the last part's total serves only the total of everything: redundant work,
+    above Snir's bound. */
+static void build_reduce_then_scan(network *net, int n, int parts)
+{
+    start(net, "reduce_then_scan", "reduce-then-scan, 4 parts", n);
+    int len = (n + parts - 1) / parts;
+    int count = (n + len - 1) / len; /* parts that hold an element */
+    net->wires = n + count;
+    for (int p = 0; p < count; ++p) { /* reduce: totals on wires n … n + count − 1 */
+        int b = p * len, end = b + len < n ? b + len : n;
+        append(net, n + p, b, 1);
+        for (int i = b + 1; i < end; ++i)
+            add_op(net, n + p, i);
+    }
+    for (int p = 1; p + 1 < count; ++p) /* scan the totals a part after it needs */
+        add_op(net, n + p, n + p - 1);
+    for (int p = 0; p < count; ++p) { /* scan each part again, seeded */
+        int b = p * len, end = b + len < n ? b + len : n;
+        if (p > 0)
+            add_op(net, b, n + p - 1);
+        for (int i = b + 1; i < end; ++i)
+            add_op(net, i, i - 1);
+    }
+}
+
 /** How many networks build() knows. */
-enum { NETWORK_KINDS = 5 };
+enum { NETWORK_KINDS = 6 };
 /** Build network `which` (0 … NETWORK_KINDS−1) on n wires. */
 static void build(network *net, int which, int n)
 {
@@ -155,20 +199,23 @@ static void build(network *net, int which, int n)
     case 1: build_kogge_stone(net, n); break;
     case 2: build_sklansky(net, n); break;
     case 3: build_brent_kung(net, n); break;
-    default: build_scan_then_propagate(net, n, 4); break;
+    case 4: build_scan_then_propagate(net, n, 4); break;
+    default: build_reduce_then_scan(net, n, 4); break;
     }
 }
 
-/** Give every operation its step (1-based, as soon as its inputs are ready); return the depth. */
+/** Give every operation its step (1-based, as soon as its inputs are ready; a copy takes the
+    step of its source and adds none); return the depth. */
 static int schedule(const network *net, int *step)
 {
-    int ready[MAX_N]; /* per wire: the step after which its current value exists */
+    int ready[MAX_WIRES]; /* per wire: the step after which its current value exists */
     int depth = 0;
-    for (int i = 0; i < net->n; ++i)
+    for (int i = 0; i < net->wires; ++i)
         ready[i] = 0;
-    for (int k = 0; k < net->size; ++k) {
+    for (int k = 0; k < net->count; ++k) {
         const op *o = &net->ops[k];
-        int s = (ready[o->dst] > ready[o->src] ? ready[o->dst] : ready[o->src]) + 1;
+        int s = o->copy ? ready[o->src]
+                        : (ready[o->dst] > ready[o->src] ? ready[o->dst] : ready[o->src]) + 1;
         ready[o->dst] = s;
         if (step)
             step[k] = s;
@@ -178,19 +225,32 @@ static int schedule(const network *net, int *step)
     return depth;
 }
 
-/** Apply the network to x, one operation at a time, with wrap-around addition. */
+/** Apply the network to x (net->wires values: the elements, then the totals' wires, whose
+    starting values the network must not use), one operation at a time, with wrap-around
+    addition. */
 static void apply(const network *net, uint32_t *x)
 {
-    for (int k = 0; k < net->size; ++k)
-        x[net->ops[k].dst] += x[net->ops[k].src];
+    for (int k = 0; k < net->count; ++k)
+        x[net->ops[k].dst] = net->ops[k].copy ? x[net->ops[k].src]
+                                              : x[net->ops[k].dst] + x[net->ops[k].src];
 }
 
-/** Operations must point backwards and stay on the wires. */
+/** Operations stay on the wires; between element wires they point backwards; a totals' wire is
+    copied into before anything is added to it or read from it. */
 static int well_formed(const network *net)
 {
-    for (int k = 0; k < net->size; ++k)
-        if (net->ops[k].src < 0 || net->ops[k].src >= net->ops[k].dst || net->ops[k].dst >= net->n)
+    int started[MAX_WIRES];
+    for (int i = 0; i < net->wires; ++i)
+        started[i] = i < net->n;
+    for (int k = 0; k < net->count; ++k) {
+        const op *o = &net->ops[k];
+        if (o->src < 0 || o->dst < 0 || o->src >= net->wires || o->dst >= net->wires ||
+            o->src == o->dst || !started[o->src] || (!o->copy && !started[o->dst]))
             return 0;
+        if (o->src < net->n && o->dst < net->n && o->src > o->dst)
+            return 0;
+        started[o->dst] = 1;
+    }
     return 1;
 }
 
@@ -207,7 +267,7 @@ static int log2_floor(int n)
 static void test_networks(void)
 {
     static network net;
-    uint32_t x[MAX_N], ref[MAX_N];
+    uint32_t x[MAX_WIRES], ref[MAX_N];
     uint64_t state = 0x2016110112345ull;
     for (int which = 0; which < NETWORK_KINDS; ++which) {
         for (int n = 1; n <= MAX_N; ++n) {
@@ -220,6 +280,8 @@ static void test_networks(void)
                 sum += x[i];
                 ref[i] = sum;
             }
+            for (int i = n; i < net.wires; ++i)
+                x[i] = 0xdeadbeefu; /* a totals' wire: no network may use what it held */
             apply(&net, x);
             int wrong = memcmp(x, ref, (size_t)n * sizeof x[0]) != 0;
             CHECK(!wrong);
@@ -234,10 +296,14 @@ static void test_networks(void)
                 if (which == 2) CHECK(depth == lg && net.size == n / 2 * lg);
                 if (which == 3) CHECK(depth == 2 * lg - 2 && net.size == 2 * n - lg - 2);
             }
+            if (which == 4 && n >= 4 && n % 4 == 0) /* scan-then-propagate: on the bound */
+                CHECK(depth + net.size == 2 * n - 2);
+            if (which == 5 && n % 4 == 0) /* reduce-then-scan: n/2 above it */
+                CHECK(depth + net.size == 2 * n - 2 + n / 2);
         }
     }
     /* The figures' numbers, n = 16. */
-    int want[NETWORK_KINDS][2] = {{15, 15}, {4, 49}, {4, 32}, {6, 26}, {6, 24}};
+    int want[NETWORK_KINDS][2] = {{15, 15}, {4, 49}, {4, 32}, {6, 26}, {6, 24}, {9, 29}};
     for (int which = 0; which < NETWORK_KINDS; ++which) {
         build(&net, which, 16);
         CHECK(schedule(&net, NULL) == want[which][0]);
@@ -250,14 +316,14 @@ static void test_networks(void)
 static void test_planted_bugs(void)
 {
     static network net;
-    uint32_t x[16], ref[16];
+    uint32_t x[MAX_WIRES], ref[16];
     int caught = 0;
     for (int which = 0; which < NETWORK_KINDS; ++which) {
         for (int bug = 0; bug < 2; ++bug) {
             build(&net, which, 16);
-            op *middle = &net.ops[net.size / 2];
+            op *middle = &net.ops[net.count / 2];
             if (bug == 0)
-                --net.size; /* drop the last operation */
+                --net.count; /* drop the last operation */
             else            /* point the middle operation at another wire */
                 middle->src = middle->src == middle->dst - 1 ? 0 : middle->dst - 1;
             uint32_t sum = 0;
@@ -267,7 +333,7 @@ static void test_planted_bugs(void)
                 ref[i] = sum;
             }
             apply(&net, x);
-            caught += memcmp(x, ref, sizeof x) != 0;
+            caught += memcmp(x, ref, sizeof ref) != 0;
         }
     }
     CHECK(caught == 2 * NETWORK_KINDS);
@@ -596,14 +662,17 @@ static void print_tables(void)
 /** Top margin, room for the title and the wire numbers. */
 #define SVG_TOP 58
 
-/** Draw one network: wires run down, one row per step; each operation is a line from its
-    source wire (at the row above) to a dot on the wire it updates. */
+/** Draw one network: wires run down, one row per step; each addition is a line from its
+    source wire (at the row above) to a dot on the wire it updates; a copy is a dashed line
+    across, to a ring. The totals' wires, if any, are drawn after a gap and named t0, t1, … */
 static int write_svg(const network *net, const char *dir)
 {
     static int step[MAX_OPS];
     char path[512];
     int depth = schedule(net, step);
-    int width = SVG_LEFT + net->n * SVG_DX + 10, height = SVG_TOP + (depth + 1) * SVG_DY + 10;
+    int gap = net->wires > net->n ? SVG_DX : 0;
+    int width = SVG_LEFT + net->wires * SVG_DX + gap + 10;
+    int height = SVG_TOP + (depth + 1) * SVG_DY + 10;
     snprintf(path, sizeof path, "%s/network_%s.svg", dir, net->name);
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -617,20 +686,35 @@ static int write_svg(const network *net, const char *dir)
     fprintf(f, "<text x=\"8\" y=\"20\" font-size=\"15\" font-weight=\"bold\">%s, n = %d: "
                "depth %d, size %d</text>\n", net->title, net->n, depth, net->size);
     fprintf(f, "<text x=\"8\" y=\"38\" fill=\"#555\">each dot: x[i] = x[j] + x[i], j on the line "
-               "from above; rows are steps</text>\n");
-    for (int i = 0; i < net->n; ++i) {
-        int x = SVG_LEFT + i * SVG_DX;
-        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%d</text>\n", x,
-                SVG_TOP - 4, i);
-        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#bbb\"/>\n", x, SVG_TOP,
-                x, SVG_TOP + depth * SVG_DY + 12);
+               "from above; rows are steps%s</text>\n",
+            gap ? "; ring: a copy; t: a part's total" : "");
+    for (int i = 0; i < net->wires; ++i) {
+        int x = SVG_LEFT + i * SVG_DX + (i >= net->n ? gap : 0);
+        if (i < net->n)
+            fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%d</text>\n",
+                    x, SVG_TOP - 4, i);
+        else
+            fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">t%d</text>\n",
+                    x, SVG_TOP - 4, i - net->n);
+        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#bbb\"%s/>\n", x,
+                SVG_TOP, x, SVG_TOP + depth * SVG_DY + 12,
+                i >= net->n ? " stroke-dasharray=\"4 3\"" : "");
     }
     for (int s = 1; s <= depth; ++s)
         fprintf(f, "<text x=\"8\" y=\"%d\" fill=\"#555\">step %d</text>\n",
                 SVG_TOP + s * SVG_DY + 4, s);
-    for (int k = 0; k < net->size; ++k) {
-        int xs = SVG_LEFT + net->ops[k].src * SVG_DX, xd = SVG_LEFT + net->ops[k].dst * SVG_DX;
+    for (int k = 0; k < net->count; ++k) {
+        const op *o = &net->ops[k];
+        int xs = SVG_LEFT + o->src * SVG_DX + (o->src >= net->n ? gap : 0);
+        int xd = SVG_LEFT + o->dst * SVG_DX + (o->dst >= net->n ? gap : 0);
         int y = SVG_TOP + step[k] * SVG_DY;
+        if (o->copy) { /* at the row where its source's value exists, a little below */
+            fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\" "
+                       "stroke-dasharray=\"3 3\"/>\n", xs, y + 8, xd, y + 8);
+            fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"white\" stroke=\"#888\" "
+                       "stroke-width=\"1.5\"/>\n", xd, y + 8);
+            continue;
+        }
         fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1f5fa8\" "
                    "stroke-width=\"1.5\"/>\n", xs, y - SVG_DY + 6, xd, y);
         fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"2.5\" fill=\"#1f5fa8\"/>\n", xs, y - SVG_DY + 6);
