@@ -687,7 +687,7 @@ static int write_svg(const network *net, const char *dir)
                "depth %d, size %d</text>\n", net->title, net->n, depth, net->size);
     fprintf(f, "<text x=\"8\" y=\"38\" fill=\"#555\">each dot: x[i] = x[j] + x[i], j on the line "
                "from above; rows are steps%s</text>\n",
-            gap ? "; ring: a copy; t: a part's total" : "");
+            gap ? "; ring: a copy (no addition); t: a part's total" : "");
     for (int i = 0; i < net->wires; ++i) {
         int x = SVG_LEFT + i * SVG_DX + (i >= net->n ? gap : 0);
         if (i < net->n)
@@ -708,11 +708,13 @@ static int write_svg(const network *net, const char *dir)
         int xs = SVG_LEFT + o->src * SVG_DX + (o->src >= net->n ? gap : 0);
         int xd = SVG_LEFT + o->dst * SVG_DX + (o->dst >= net->n ? gap : 0);
         int y = SVG_TOP + step[k] * SVG_DY;
-        if (o->copy) { /* at the row where its source's value exists, a little below */
+        if (o->copy) { /* below the row where its source's value exists, one height per wire */
+            int yc = y + 5 + 4 * (o->dst >= net->n ? o->dst - net->n : 0);
             fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\" "
-                       "stroke-dasharray=\"3 3\"/>\n", xs, y + 8, xd, y + 8);
+                       "stroke-dasharray=\"3 3\"/>\n", xs, yc, xd, yc);
+            fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"2.5\" fill=\"#888\"/>\n", xs, yc);
             fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"white\" stroke=\"#888\" "
-                       "stroke-width=\"1.5\"/>\n", xd, y + 8);
+                       "stroke-width=\"1.5\"/>\n", xd, yc);
             continue;
         }
         fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1f5fa8\" "
