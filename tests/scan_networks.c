@@ -141,7 +141,7 @@ static void build_brent_kung(network *net, int n)
 
 /** Scan-then-propagate over `parts` contiguous parts: each part is scanned serially (its running
     sums stay on its wires), the part totals are chained, and every element but a part's last
-    adds the total of the parts before. No addition is repeated: it sits on Snir's bound. */
+    adds the total of the parts before. It sits on Snir's bound (test_networks() checks it). */
 static void build_scan_then_propagate(network *net, int n, int parts)
 {
     start(net, "scan_then_propagate", "scan-then-propagate, 4 parts", n);
@@ -164,8 +164,8 @@ static void build_scan_then_propagate(network *net, int n, int parts)
     passes): each part is reduced serially into a wire of its own (its running sums are not kept),
     the totals are scanned serially, and each part is scanned again, serially, its first element
     seeded with the totals of the parts before it. The second scan repeats the reduction's
-    additions, and the last part's total serves only the total of everything: redundant work,
-    above Snir's bound. */
+    additions, and nothing reads the last part's total (a global scan keeps it only for the total
+    of everything): redundant work, above Snir's bound. */
 static void build_reduce_then_scan(network *net, int n, int parts)
 {
     start(net, "reduce_then_scan", "reduce-then-scan, 4 parts", n);
