@@ -170,17 +170,17 @@ static void build_reduce_then_scan(network *net, int n, int parts)
 {
     start(net, "reduce_then_scan", "reduce-then-scan, 4 parts", n);
     int len = (n + parts - 1) / parts;
-    int count = (n + len - 1) / len; /* parts that hold an element */
-    net->wires = n + count;
-    for (int p = 0; p < count; ++p) { /* reduce: totals on wires n … n + count − 1 */
+    int held = (n + len - 1) / len; /* parts that hold an element */
+    net->wires = n + held;
+    for (int p = 0; p < held; ++p) { /* reduce: totals on wires n … n + held − 1 */
         int b = p * len, end = b + len < n ? b + len : n;
         append(net, n + p, b, 1);
         for (int i = b + 1; i < end; ++i)
             add_op(net, n + p, i);
     }
-    for (int p = 1; p + 1 < count; ++p) /* scan the totals a part after it needs */
+    for (int p = 1; p + 1 < held; ++p) /* scan the totals a part after it needs */
         add_op(net, n + p, n + p - 1);
-    for (int p = 0; p < count; ++p) { /* scan each part again, seeded */
+    for (int p = 0; p < held; ++p) { /* scan each part again, seeded */
         int b = p * len, end = b + len < n ? b + len : n;
         if (p > 0)
             add_op(net, b, n + p - 1);
