@@ -8,7 +8,7 @@ include common/common.mk
 
 CHAPTER_DIRS := 01_cpu_serial 02_warp_shfl 03_block_scan 04_scan_then_fan \
                 05_reduce_then_scan 06_chained_scan 07_decoupled_lookback 08_memcpy_speed \
-                09_operators 10_warp_specialised
+                09_operators 10_compaction 11_warp_specialised
 # Chapters that exist: their folder has a Makefile.
 READY := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,$(CHAPTER_DIRS))))
 READY_NUMBERS := $(foreach d,$(READY),$(patsubst 0%,%,$(firstword $(subst _, ,$(d)))))
@@ -53,7 +53,7 @@ $(READY): common
 	$(MAKE) -C $@ all
 
 chapter-%:
-	@case "$*" in [1-9]|10) ;; *) echo "there is no chapter $*; the chapters are 1 to 10"; exit 1;; esac; \
+	@case "$*" in [1-9]|1[01]) ;; *) echo "there is no chapter $*; the chapters are 1 to 11"; exit 1;; esac; \
 	num=$$(printf '%02d' $*); dir=$$(ls -d $${num}_* 2>/dev/null | head -n 1); \
 	if [ -z "$$dir" ] || [ ! -f "$$dir/Makefile" ]; then \
 	  name=$$(echo "$(CHAPTER_DIRS)" | tr ' ' '\n' | grep "^$${num}_" || echo "chapter-$*"); \

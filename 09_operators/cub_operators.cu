@@ -8,7 +8,6 @@
 #include "cuda_util.h"
 
 #include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
 #include <thrust/iterator/transform_output_iterator.h>
 
 #include <stdint.h>
@@ -69,15 +68,9 @@ static cudaError_t cub_affine(void *d_temp, size_t *bytes, const void *d_in, voi
         compose_affine<T>(), count);
 }
 
-/** The selection of the compaction: keep x > 0. */
-struct is_positive {
-    /** \brief x > 0. */
-    __host__ __device__ bool operator()(const int &x) const { return x > 0; }
-};
-
 /** Ask CUB for its scratch (d_temp NULL) or run. */
 static cudaError_t cub_call(cub_operator op, void *d_temp, size_t *bytes, const void *d_in,
-                            const uint8_t *d_keys, void *d_out, int *d_count, size_t n)
+                            const uint8_t *d_keys, void *d_out, size_t n)
 {
     const int count = (int)n;
     switch (op) {
@@ -88,34 +81,30 @@ static cudaError_t cub_call(cub_operator op, void *d_temp, size_t *bytes, const 
         return cub_affine<unsigned>(d_temp, bytes, d_in, d_out, count);
     case CUB_AFFINE_F32:
         return cub_affine<float>(d_temp, bytes, d_in, d_out, count);
-    case CUB_SUM_BY_KEY:
+    default: /* CUB_SUM_BY_KEY */
         return cub::DeviceScan::InclusiveSumByKey(d_temp, *bytes, d_keys,
                                                   (const unsigned *)d_in, (unsigned *)d_out,
                                                   count);
-    default: /* the in-place overload: d_in is compacted, d_out is not used */
-        (void)d_out;
-        return cub::DeviceSelect::If(d_temp, *bytes, (int *)d_in, d_count, count, is_positive());
     }
 }
 
 size_t cub_operator_temp_bytes(cub_operator op, size_t n)
 {
     /* remembered per (op, n): CUB's answer costs host time, asked before every timed call */
-    static size_t known_n[5] = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX},
-                  known_bytes[5];
+    static size_t known_n[4] = {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX}, known_bytes[4];
     if (known_n[op] != n) {
         known_bytes[op] = 0;
-        CUDA_CHECK(cub_call(op, NULL, &known_bytes[op], NULL, NULL, NULL, NULL, n));
+        CUDA_CHECK(cub_call(op, NULL, &known_bytes[op], NULL, NULL, NULL, n));
         known_n[op] = n;
     }
     return known_bytes[op];
 }
 
 void cub_operator_run(cub_operator op, const void *d_in, const uint8_t *d_keys, void *d_out,
-                      int *d_count, size_t n, void *d_temp, size_t temp_bytes)
+                      size_t n, void *d_temp, size_t temp_bytes)
 {
     if (n > 0x7fffffff)
         cuda_fail(cudaErrorInvalidValue, "the CUB baselines here take fewer than 2^31 elements",
                   __FILE__, __LINE__);
-    CUDA_CHECK(cub_call(op, d_temp, &temp_bytes, d_in, d_keys, d_out, d_count, n));
+    CUDA_CHECK(cub_call(op, d_temp, &temp_bytes, d_in, d_keys, d_out, n));
 }

@@ -18,22 +18,16 @@
 #include <string.h>
 
 
-/** Elements of the output to compare: n, or the count kept by a compaction. */
-static size_t output_count(const operator_mode *op, const op_data *d)
-{
-    return op->cub == CUB_SELECT_IF ? d->ref_count : d->n;
-}
-
 /**
- * \brief Compare d->got with the reference: every element (the float sum: each within its bound)
- *        and, for a compaction, the count. Prints the first difference.
- * \return the number of elements that differ (a wrong count counts as one more)
+ * \brief Compare d->got with the reference: every element (the float sum: each within its
+ *        bound). Prints the first difference.
+ * \return the number of elements that differ
  */
 static size_t check_output(const operator_mode *op, const op_data *d, int variant,
                            const char *what)
 {
     size_t bad = 0, first = 0;
-    const size_t count = output_count(op, d);
+    const size_t count = d->n;
     for (size_t i = 0; i < count; ++i) {
         const int wrong = op->cub == CUB_FLOAT_SUM    ? !float_bound_ok(d, variant, i)
                           : op->cub == CUB_AFFINE_F32 ? !recurrence_bound_ok(d, variant, i)
@@ -52,10 +46,6 @@ static size_t check_output(const operator_mode *op, const op_data *d, int varian
             printf("  %s: %zu of %zu elements wrong; first at %zu: got %d, expected %d\n", what,
                    bad, count, i, d->got[i], d->ref[i]);
         }
-    }
-    if (op->cub == CUB_SELECT_IF && d->got_count != d->ref_count) {
-        printf("  %s: kept %u elements, expected %zu\n", what, d->got_count, d->ref_count);
-        ++bad;
     }
     return bad;
 }
@@ -320,39 +310,6 @@ void segmented_from_file(op_data *d, const int32_t *file)
     }
 }
 
-/** Compaction inputs: the battery's patterns (data.h). */
-const char *const COMPACT_PATTERNS[] = {"random", "small", "ones", "alternating"};
-
-/** Fill the compaction's input. */
-void compact_generate(op_data *d, int pattern, uint64_t seed)
-{
-    generate_input((int32_t *)d->in, d->n, (data_pattern)pattern, seed);
-}
-
-/** The kept elements, in order. */
-void compact_reference(op_data *d)
-{
-    const int32_t *x = (const int32_t *)d->in;
-    size_t kept = 0;
-    for (size_t i = 0; i < d->n; ++i)
-        if (x[i] > 0)
-            d->ref[kept++] = x[i];
-    d->ref_count = kept;
-}
-
-/** Read n, write the kept ones and the count. */
-double compact_bytes(int variant, const op_data *d)
-{
-    (void)variant;
-    return 4.0 * (double)d->n + 4.0 * (double)d->ref_count + 4.0;
-}
-
-/** `--input` of the compaction: int32 values. */
-void compact_from_file(op_data *d, const int32_t *file)
-{
-    memcpy(d->in, file, d->n * sizeof(int32_t));
-}
-
 
 /* ------------------------------------------------------------------------------------------ */
 /* The operators' modes: battery, stress test, files, sweep                                   */
@@ -373,8 +330,6 @@ static size_t device_bytes(const operator_mode *op, size_t n, int variant)
     size_t per = op->in_bytes + 4;
     if (op->cub == CUB_SUM_BY_KEY)
         per += 2;
-    if (op->cub == CUB_SELECT_IF)
-        per += 4;
     return per * n + op->temp_bytes(variant, n);
 }
 
@@ -383,7 +338,6 @@ static size_t device_bytes(const operator_mode *op, size_t n, int variant)
 static void op_alloc_host(const operator_mode *op, op_data *d, size_t n)
 {
     d->n = n;
-    d->ref_count = 0;
     d->heads = d->keys = NULL;
     d->exact = d->magnitude = d->growth = NULL;
     d->tile = op->tile;
@@ -410,20 +364,15 @@ static void op_reserve_device(const operator_mode *op, op_data *d)
         CUDA_CHECK(cudaFree(d->d_out));
         CUDA_CHECK(cudaFree(d->d_heads));
         CUDA_CHECK(cudaFree(d->d_keys));
-        CUDA_CHECK(cudaFree(d->d_pristine));
-        d->d_heads = NULL, d->d_keys = NULL, d->d_pristine = NULL;
+        d->d_heads = NULL, d->d_keys = NULL;
         CUDA_CHECK(cudaMalloc(&d->d_in, d->n * op->in_bytes));
         CUDA_CHECK(cudaMalloc((void **)&d->d_out, d->n * sizeof(int32_t)));
         if (op->cub == CUB_SUM_BY_KEY) {
             CUDA_CHECK(cudaMalloc((void **)&d->d_heads, d->n));
             CUDA_CHECK(cudaMalloc((void **)&d->d_keys, d->n));
         }
-        if (op->cub == CUB_SELECT_IF)
-            CUDA_CHECK(cudaMalloc(&d->d_pristine, d->n * op->in_bytes));
         d->capacity = d->n;
     }
-    if (!d->d_count)
-        CUDA_CHECK(cudaMalloc((void **)&d->d_count, sizeof(uint32_t)));
 }
 
 /** Copy the host input to the device. */
@@ -431,9 +380,6 @@ static void op_upload(const operator_mode *op, op_data *d)
 {
     op_reserve_device(op, d);
     CUDA_CHECK(cudaMemcpy(d->d_in, d->in, d->n * op->in_bytes, cudaMemcpyHostToDevice));
-    if (d->d_pristine)
-        CUDA_CHECK(cudaMemcpy(d->d_pristine, d->in, d->n * op->in_bytes,
-                              cudaMemcpyHostToDevice));
     if (d->d_heads) {
         CUDA_CHECK(cudaMemcpy(d->d_heads, d->heads, d->n, cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(d->d_keys, d->keys, d->n, cudaMemcpyHostToDevice));
@@ -462,25 +408,15 @@ static void op_free_device(op_data *d)
     CUDA_CHECK(cudaFree(d->d_out));
     CUDA_CHECK(cudaFree(d->d_heads));
     CUDA_CHECK(cudaFree(d->d_keys));
-    CUDA_CHECK(cudaFree(d->d_pristine));
-    CUDA_CHECK(cudaFree(d->d_count));
     for (int v = 0; v < VARIANT_COUNT; ++v)
         CUDA_CHECK(cudaFree(d->d_temp[v]));
-    d->d_in = d->d_pristine = NULL, d->d_out = NULL, d->d_heads = NULL, d->d_keys = NULL;
-    d->d_count = NULL, d->capacity = 0;
+    d->d_in = NULL, d->d_out = NULL, d->d_heads = NULL, d->d_keys = NULL, d->capacity = 0;
     for (int v = 0; v < VARIANT_COUNT; ++v)
         d->d_temp[v] = NULL, d->temp_bytes[v] = 0;
 }
 
-/** Where `variant` leaves its output: both compactions work in place. */
-static const void *op_output(const operator_mode *op, const op_data *d, int variant)
-{
-    (void)variant;
-    return op->cub == CUB_SELECT_IF ? d->d_in : d->d_out;
-}
-
 /** Prepare one run of `variant`: grow its scratch (the pass's: zeroed once, then left to it;
-    CUB's: poisoned), restore the compaction's input, poison the output and the count. */
+    CUB's: poisoned), poison the output. */
 static void op_prepare(const operator_mode *op, op_data *d, int variant)
 {
     const size_t need = op->temp_bytes(variant, d->n);
@@ -495,23 +431,16 @@ static void op_prepare(const operator_mode *op, op_data *d, int variant)
     }
     if (!state && d->temp_bytes[variant])
         CUDA_CHECK(cudaMemset(d->d_temp[variant], POISON_BYTE, d->temp_bytes[variant]));
-    if (d->d_pristine) /* the input as it was before the last in-place compaction */
-        CUDA_CHECK(cudaMemcpy(d->d_in, d->d_pristine, d->n * op->in_bytes,
-                              cudaMemcpyDeviceToDevice));
     /* floats are poisoned with NaN (0xFF bytes): an unwritten element fails any bound */
     const int is_float = op->cub == CUB_FLOAT_SUM || op->cub == CUB_AFFINE_F32;
     CUDA_CHECK(cudaMemset(d->d_out, is_float ? 0xFF : POISON_BYTE,
                           d->n * sizeof(int32_t)));
-    CUDA_CHECK(cudaMemset(d->d_count, POISON_BYTE, sizeof(uint32_t)));
 }
 
-/** Copy a run's result back to d->got (and the count). */
-static void op_fetch(const operator_mode *op, op_data *d, int variant)
+/** Copy a run's result back to d->got. */
+static void op_fetch(op_data *d)
 {
-    CUDA_CHECK(cudaMemcpy(d->got, op_output(op, d, variant), d->n * sizeof(int32_t),
-                          cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(&d->got_count, d->d_count, sizeof d->got_count,
-                          cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(d->got, d->d_out, d->n * sizeof(int32_t), cudaMemcpyDeviceToHost));
 }
 
 /** One checked run: prepare, launch, fetch, compare. Returns the elements wrong. */
@@ -520,7 +449,7 @@ static size_t op_run_checked(const operator_mode *op, op_data *d, int variant, c
     op_prepare(op, d, variant);
     op->launch(variant, d);
     CUDA_CHECK_LAUNCH();
-    op_fetch(op, d, variant);
+    op_fetch(d);
     return check_output(op, d, variant, what);
 }
 
@@ -699,17 +628,16 @@ static int op_file(const operator_mode *op, const scan_options *opt, const int32
             status = EXIT_WRONG;
     }
     if (status == EXIT_OK && opt->output) {
-        if (io_output_commit(d.got, output_count(op, &d), err, sizeof err))
+        if (io_output_commit(d.got, d.n, err, sizeof err))
             cli_fail(EXIT_USAGE, "%s", err);
-        printf("wrote %zu int32 words to %s\n", output_count(op, &d), opt->output);
+        printf("wrote %zu int32 words to %s\n", d.n, opt->output);
     }
     op_free_host(&d);
     op_free_device(&d);
     return status;
 }
 
-/** Median time of `variant` in ms, each run bracketed by events; the compaction's input is
-    restored before each run, outside the events. */
+/** Median time of `variant` in ms, each run bracketed by events. */
 static double op_time(const operator_mode *op, op_data *d, int variant, int reps)
 {
     const int warmup = 3;
@@ -718,9 +646,6 @@ static double op_time(const operator_mode *op, op_data *d, int variant, int reps
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     for (int r = 0; r < warmup + reps; ++r) {
-        if (d->d_pristine) /* both compactions work in place */
-            CUDA_CHECK(cudaMemcpy(d->d_in, d->d_pristine, d->n * op->in_bytes,
-                                  cudaMemcpyDeviceToDevice));
         float ms = 0.0f;
         CUDA_CHECK(cudaEventRecord(start, 0));
         op->launch(variant, d);
@@ -800,7 +725,7 @@ static int op_sweep(const operator_mode *op, const scan_options *opt)
             ok[v] = op_run_checked(op, &d, v, name) == 0;
             ms[v] = op_time(op, &d, v, opt->reps);
             CUDA_CHECK_LAUNCH();
-            op_fetch(op, &d, v);
+            op_fetch(&d);
             ok[v] = ok[v] && check_output(op, &d, v, name) == 0;
             moved[v] = op->bytes(v, &d);
             copy[v] = memcpy_moving_ms(moved[v], opt->reps);

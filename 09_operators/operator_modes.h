@@ -32,15 +32,11 @@ typedef struct op_data {
     double *exact;        /**< float sum: the exact sums */
     double *magnitude;    /**< float sum: the sums of |x|; float recurrence: S_t (the notes) */
     double *growth;       /**< float recurrence: P_t, S_t with rounding's growth (the notes) */
-    size_t ref_count;     /**< compaction: elements kept */
     int32_t *got;         /**< the output copied back */
-    uint32_t got_count;   /**< compaction: the count copied back */
     void *d_in;           /**< device input */
-    void *d_pristine;     /**< compaction: a device copy of the input, to restore it */
     uint8_t *d_heads;     /**< device head flags */
     uint8_t *d_keys;      /**< device keys (CUB) */
-    int32_t *d_out;       /**< device output (the compaction in place: d_in) */
-    uint32_t *d_count;    /**< device count (compaction) */
+    int32_t *d_out;       /**< device output */
     void *d_temp[VARIANT_COUNT];        /**< each variant's scratch */
     size_t temp_bytes[VARIANT_COUNT];   /**< its size */
 } op_data;
@@ -88,8 +84,6 @@ extern const char *const AFFINE_PATTERNS[2];
 extern const char *const AFFINE_F32_PATTERNS[2];
 /** Input patterns of the segmented sum's battery. */
 extern const char *const SEGMENT_PATTERNS[5];
-/** Input patterns of the compaction's battery. */
-extern const char *const COMPACT_PATTERNS[4];
 
 /* Each operator's inputs (generate: d->n elements of pattern `pattern`), reference (the expected
    output, from the host input), bytes moved by `variant`, and `--input` reader (see
@@ -113,10 +107,6 @@ void segmented_generate(op_data *d, int pattern, uint64_t seed);    /**< segment
 void segmented_reference(op_data *d);                               /**< segmented: reference */
 double segmented_bytes(int variant, const op_data *d);              /**< segmented: bytes */
 void segmented_from_file(op_data *d, const int32_t *file);          /**< segmented: file */
-void compact_generate(op_data *d, int pattern, uint64_t seed);      /**< compaction: inputs */
-void compact_reference(op_data *d);                                 /**< compaction: reference */
-double compact_bytes(int variant, const op_data *d);                /**< compaction: bytes */
-void compact_from_file(op_data *d, const int32_t *file); /**< compaction: file */
 
 /**
  * \brief Check an `--input` file for an operator, before the GPU is touched: a whole number of

@@ -1,8 +1,8 @@
 /**
  * \file operators.cu
  * \brief Chapter 09: chapter 08's single pass with the operator as a parameter: int32 sums,
- *        float sums, a linear recurrence (affine maps, not commutative), segmented sums (the
- *        look-back stops at a segment's head) and in-place stream compaction.
+ *        float sums, a linear recurrence (affine maps, not commutative) and segmented sums (the
+ *        look-back stops at a segment's head).
  *
  * What is new since chapter 08: the pass no longer knows that it adds. Everything it does to a
  * value goes through an *operator*, a struct that says what one element is, how two values
@@ -19,12 +19,16 @@
  *    the look-back depends on timing: results vary from run to run, within a bound;
  *  - `--recurrence`: h_t = a_t·h_{t−1} + b_t, the scan of affine maps (linear RNNs, state-space
  *    models), in int32 arithmetic mod 2^32;
- *  - `--segmented`: sums that start afresh at every head flag;
- *  - `--compact`: keep x > 0, in order, at the front of the same array (paper §4.4).
+ *  - `--segmented`: sums that start afresh at every head flag.
+ *
+ * The pass has hooks that no operator of this chapter uses: `ORDERED` (descriptors stored with
+ * release and read with acquire), and a `store4()`, `finish_part()` and `last_tile()` that may do
+ * more than store. They are chapter 10's: its compaction, on this pass carried over unchanged,
+ * writes where earlier tiles read. Here `ORDERED` is 0 and those functions only store.
  *
  * Build and run: `make chapter-9 && ./run` from the top folder, or `make && ./run` here.
  * Follows Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (2016):
- * §2 (any associative operator), §4 (the look-back), §4.4 (compaction in place).
+ * §2 (any associative operator), §4 (the look-back).
  */
 #include "cub_operators.h"
 #include "cub_scan.h"
@@ -213,8 +217,8 @@ __device__ __forceinline__ void clear_stale_descriptors(unsigned long long *othe
      value                 what is scanned: 4 or 8 bytes (the descriptor holds it 32 bits a word)
      ITEMS_PER_THREAD      elements per thread per tile (a multiple of LANE_ITEMS)
      COMMUTATIVE           1 if combine(x, y) == combine(y, x): the reduction may then reorder
-     ORDERED               1 if a tile writes where earlier tiles read (the compaction): the
-                           descriptors are then stored with release and read with acquire
+     ORDERED               1 if a tile writes where earlier tiles read (chapter 10's compaction):
+                           the descriptors are then stored with release, read with acquire
      args, tile            the kernel's arguments; the tile's input in shared memory
      identity()            the value e with combine(e, x) == combine(x, e) == x (this pass's
                            convenience: the look-back needs only associativity)
@@ -226,8 +230,8 @@ __device__ __forceinline__ void clear_stale_descriptors(unsigned long long *othe
      load4(tile, k, x)     elements k … k+3 of the tile, as values
      store4(args, n, first, tile, k, v, base)  write the results of elements k … k+3 (v: their
                            scans; base: what precedes the warp's quarter of the tile)
-     finish_part(args, tile, start, base, end)  what a warp does after its last group (the
-                           compaction writes out what it gathered)
+     finish_part(args, tile, start, base, end)  what a warp does after its last group (chapter
+                           10's compaction writes out what it gathered)
      last_tile(args, v)    what the last tile does with its inclusive prefix (the count)
 */
 
@@ -267,8 +271,8 @@ __device__ __forceinline__ void wait_for_copies()
 /** Ask L2 for `bytes` bytes at `source` (one tile of one input array), one 128-byte line per
     thread at a time, from the threads of warps 1 to 3; `valid` of them exist. A hint: it changes
     no result. Warp 0 issues none: its lanes publish the descriptors, and we guessed that a
-    release store (the compaction's: on sm_90 it compiles to a memory barrier, `MEMBAR.ALL.GPU`,
-    then the store) might wait for its thread's prefetches (a guess: the timings did not change). */
+    release store (chapter 10's compaction uses one: on sm_90 it compiles to a memory barrier,
+    `MEMBAR.ALL.GPU`, then the store) might wait for its thread's prefetches (a guess: the timings did not change). */
 __device__ __forceinline__ void prefetch_l2(const void *source, size_t valid, int bytes)
 {
     const int prefetchers = BLOCK_THREADS - WARP_THREADS;
@@ -549,76 +553,6 @@ struct segmented_i32 {
     static __device__ void finish_part(const args &, tile &, int, value, value) {}
     /** nothing more */
     static __device__ void last_tile(const args &, value) {}
-};
-
-/**
- * Stream compaction in place: keep the elements x > 0, in order, at the front of the array. The
- * scan counts kept elements (a sum of 0s and 1s); a kept element whose inclusive count is c goes
- * to position c − 1. That position may lie in an earlier tile's part of the array, which that
- * tile read: the descriptors carry release and acquire order (ORDERED; the argument is in the
- * notes and at look_back()).
- */
-struct compact_i32 {
-    typedef uint32_t value; /**< elements kept */
-    enum { ITEMS_PER_THREAD = 32, COMMUTATIVE = 1, ORDERED = 1 };
-    /** Kernel arguments. */
-    struct args {
-        const int32_t *in; /**< input (16-byte aligned) */
-        int32_t *out;      /**< the kept elements (may be, and usually is, `in`) */
-        uint32_t *kept;    /**< receives how many were kept */
-    };
-    /** The tile in shared memory. */
-    struct tile {
-        int4 x[BLOCK_THREADS * ITEMS_PER_THREAD / 4]; /**< the elements, 4 per vector */
-    };
-    /** 0 */
-    static __device__ value identity() { return 0u; }
-    /** earlier + later */
-    static __device__ value combine(value earlier, value later) { return earlier + later; }
-    /** never */
-    static __device__ int absorbs(value) { return 0; }
-    /** L2 prefetch of the tile at `first`. */
-    static __device__ void prefetch(const args &a, size_t n, size_t first)
-    {
-        prefetch_l2(a.in + first, bytes_left(n, first, 4), sizeof(tile));
-    }
-    /** Copy the tile at `first` to shared memory. */
-    static __device__ void load(const args &a, size_t n, size_t first, tile &t)
-    {
-        copy_tile_async(a.in + first, bytes_left(n, first, 4), &t, sizeof(tile));
-    }
-    /** Elements k … k+3 as 1 (kept) or 0. */
-    static __device__ void load4(const tile &t, int k, value x[LANE_ITEMS])
-    {
-        const int4 q = t.x[k / 4];
-        x[0] = q.x > 0, x[1] = q.y > 0, x[2] = q.z > 0, x[3] = q.w > 0;
-    }
-    /** Gather the group's kept elements at the front of the warp's quarter of the tile, in
-        shared memory: a kept element whose count is c goes to c − 1 − base there. That place is
-        never after the element's own, so it lies in this group or an earlier one, which every
-        lane has read (the `__syncwarp()`). */
-    static __device__ void store4(const args &, size_t, size_t, tile &t, int k,
-                                  const value v[LANE_ITEMS], value base)
-    {
-        const int4 q = t.x[k / 4];
-        __syncwarp(); /* every lane has read its group before any lane writes into it */
-        int32_t *part = (int32_t *)t.x + (k - k % (WARP_THREADS * ITEMS_PER_THREAD));
-        const int32_t x[LANE_ITEMS] = {q.x, q.y, q.z, q.w};
-        for (int c = 0; c < LANE_ITEMS; ++c)
-            if (x[c] > 0)
-                part[v[c] - 1 - base] = x[c];
-    }
-    /** Write the warp's kept elements, gathered at the start of its quarter, to positions
-        base … end − 1 of the output: consecutive lanes, consecutive addresses. */
-    static __device__ void finish_part(const args &a, tile &t, int start, value base, value end)
-    {
-        __syncwarp(); /* every lane's gathering is done */
-        const int32_t *part = (const int32_t *)t.x + start;
-        for (uint32_t j = threadIdx.x % WARP_THREADS; j < end - base; j += WARP_THREADS)
-            a.out[(size_t)base + j] = part[j];
-    }
-    /** The last tile's inclusive prefix: how many were kept. */
-    static __device__ void last_tile(const args &a, value inclusive) { *a.kept = inclusive; }
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -911,7 +845,7 @@ __device__ __forceinline__ typename Op::value reduce_tile(const typename Op::til
  * \param a         the kernel's arguments
  * \param n         element count
  * \param first     index of the tile's first element
- * \param t         the tile (the compaction gathers its kept elements in it)
+ * \param t         the tile (chapter 10's compaction gathers its kept elements in it)
  * \param carried   all that precedes this warp's quarter: the tile's exclusive prefix, then the
  *                  warps before
  * \param exclusive 1 for an exclusive scan (the int32 sum only)
@@ -1122,7 +1056,7 @@ static double sum_traffic(int variant, size_t n)
 static void float_launch(int variant, op_data *d)
 {
     if (variant == VARIANT_CUB)
-        cub_operator_run(CUB_FLOAT_SUM, d->d_in, NULL, d->d_out, NULL, d->n,
+        cub_operator_run(CUB_FLOAT_SUM, d->d_in, NULL, d->d_out, d->n,
                          d->d_temp[variant], d->temp_bytes[variant]);
     else
         pass_async<sum_f32>(sum_f32::args{(const float *)d->d_in, (float *)d->d_out}, d->n, 0,
@@ -1140,7 +1074,7 @@ static size_t float_temp(int variant, size_t n)
 static void affine_launch(int variant, op_data *d)
 {
     if (variant == VARIANT_CUB)
-        cub_operator_run(CUB_AFFINE, d->d_in, NULL, d->d_out, NULL, d->n, d->d_temp[variant],
+        cub_operator_run(CUB_AFFINE, d->d_in, NULL, d->d_out, d->n, d->d_temp[variant],
                          d->temp_bytes[variant]);
     else
         pass_async<affine_i32>(affine_i32::args{(const affine_i32::value *)d->d_in,
@@ -1160,7 +1094,7 @@ static size_t affine_temp(int variant, size_t n)
 static void affine_f32_launch(int variant, op_data *d)
 {
     if (variant == VARIANT_CUB)
-        cub_operator_run(CUB_AFFINE_F32, d->d_in, NULL, d->d_out, NULL, d->n,
+        cub_operator_run(CUB_AFFINE_F32, d->d_in, NULL, d->d_out, d->n,
                          d->d_temp[variant], d->temp_bytes[variant]);
     else
         pass_async<affine_f32>(affine_f32::args{(const affine_f32::value *)d->d_in,
@@ -1179,7 +1113,7 @@ static size_t affine_f32_temp(int variant, size_t n)
 static void segmented_launch(int variant, op_data *d)
 {
     if (variant == VARIANT_CUB)
-        cub_operator_run(CUB_SUM_BY_KEY, d->d_in, d->d_keys, d->d_out, NULL, d->n,
+        cub_operator_run(CUB_SUM_BY_KEY, d->d_in, d->d_keys, d->d_out, d->n,
                          d->d_temp[variant], d->temp_bytes[variant]);
     else
         pass_async<segmented_i32>(
@@ -1194,30 +1128,7 @@ static size_t segmented_temp(int variant, size_t n)
                                   : pass_scratch_bytes<segmented_i32>(n);
 }
 
-/** Launch the compaction: both in place, on d_in. */
-static void compact_launch(int variant, op_data *d)
-{
-    if (d->n > 0xffffffffu) /* the count, and every position, is a uint32 */
-        cli_fail(EXIT_USAGE, "the compaction takes fewer than 2^32 elements; n is %zu", d->n);
-    if (d->n == 0) /* nothing to launch: nothing kept */
-        CUDA_CHECK(cudaMemsetAsync(d->d_count, 0, sizeof(uint32_t), 0));
-    else if (variant == VARIANT_CUB)
-        cub_operator_run(CUB_SELECT_IF, d->d_in, NULL, d->d_out, (int *)d->d_count, d->n,
-                         d->d_temp[variant], d->temp_bytes[variant]);
-    else
-        pass_async<compact_i32>(
-            compact_i32::args{(const int32_t *)d->d_in, (int32_t *)d->d_in, d->d_count}, d->n,
-            0, d->d_temp[variant], d->temp_bytes[variant], 0);
-}
-
-/** Scratch of the compaction. */
-static size_t compact_temp(int variant, size_t n)
-{
-    return variant == VARIANT_CUB ? cub_operator_temp_bytes(CUB_SELECT_IF, n)
-                                  : pass_scratch_bytes<compact_i32>(n);
-}
-
-/** The five operators of the modes. */
+/** The four operators of the modes. */
 static const operator_mode FLOAT_SUM = {
     "float-sum", "float-sum", "cub-float-sum", CUB_FLOAT_SUM, 4, tile_items<sum_f32>(), 1, 2,
     FLOAT_PATTERNS, "raw float32 values", 1, float_generate, float_reference, float_launch,
@@ -1239,12 +1150,6 @@ static const operator_mode SEGMENTED = {
     tile_items<segmented_i32>(), 1, 5, SEGMENT_PATTERNS, "int32 pairs head, value", 2,
     segmented_generate, segmented_reference, segmented_launch, segmented_bytes, segmented_temp,
     NULL, segmented_from_file};
-/** See ::FLOAT_SUM. */
-static const operator_mode COMPACT = {
-    "compact-in-place", "compact", "cub-select-if-in-place", CUB_SELECT_IF, 4,
-    tile_items<compact_i32>(), 1, 4, COMPACT_PATTERNS, "int32 values", 1, compact_generate,
-    compact_reference, compact_launch, compact_bytes, compact_temp, NULL, compact_from_file};
-
 /** The ::scan_mode run of every operator: `ctx` is its ::operator_mode. */
 static int operator_run(const void *ctx, const scan_options *opt, const int32_t *file,
                         size_t words)
@@ -1287,13 +1192,6 @@ static const scan_mode MODES[] = {
      .test = "--segmented --self-test | --segmented --stress 100",
      .combines = 1,
      .ctx = &SEGMENTED,
-     .check_file = operator_check,
-     .run = operator_run},
-    {.option = "--compact",
-     .help = "keep x > 0 in order, in place (F: int32; G: the kept ones)",
-     .test = "--compact --self-test | --compact --stress 100",
-     .combines = 1,
-     .ctx = &COMPACT,
      .check_file = operator_check,
      .run = operator_run},
 };

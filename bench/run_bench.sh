@@ -57,7 +57,7 @@ else
     "09|09_operators/run --recurrence"
     "09|09_operators/run --recurrence-f32"
     "09|09_operators/run --segmented"
-    "09|09_operators/run --compact"
+    "10|10_compaction/run --compact"
   )
 
   device_line=$(build/bench/baselines -n 0 --reps 1 | head -n 1)  # "GPU: NAME, compute capability …"
@@ -112,9 +112,13 @@ else
   fi
 fi
 
-# the series: memcpy from the baselines' run; every other row by program and variant
+# the series: memcpy from the baselines' run; every other row by program and variant. Rows of
+# program 09 named compact-in-place or cub-select-if-in-place are chapter 10's: the compaction was
+# chapter 09's mode until it became chapter 10 (same kernel, its PTX compared), and the CSV of
+# 2026-12-01 was measured before that; the next run labels them 10 itself.
 series() {
   awk -F, 'NR > 1 {
+    if ($4 == "09" && ($7 == "compact-in-place" || $7 == "cub-select-if-in-place")) $4 = "10"
     name = ($4 ~ /^baselines/ ? "" : "ch" $4 " ") $7 ($4 == "baselines-exclusive" ? " exclusive" : "")
     if ($7 == "memcpy") { if ($4 != "baselines") next; name = "memcpy" }
     print name "," $6 "," $8 "," $9 "," $10
@@ -131,7 +135,7 @@ awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v reps="$REPS" '
   END {
     printf "# Scan throughput on %s\n\n", gpu
     printf "GB/s = 2 x n x 4 bytes / median time of %d runs (read n, write n); every run verified. ", reps
-    printf "Chapter 09'"'"'s operators (ch09 …): GB/s = the bytes each reads and writes / time. "
+    printf "Chapter 09'"'"'s operators and chapter 10'"'"'s compaction (ch09 …, ch10 …): GB/s = the bytes each reads and writes / time. "
     printf "CUDA %s, measured %s by `make bench` (bench/run_bench.sh); do not edit by hand.\n\n", cuda, day
     printf "| n |"; for (i = 1; i <= ns; ++i) printf " %s |", names[i]; printf "\n|---|"
     for (i = 1; i <= ns; ++i) printf "---|"; printf "\n"
@@ -142,9 +146,10 @@ awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v reps="$REPS" '
     }
   }' "$tmp/series.csv" > "$md"
 
-# gnuplot data: one block per series, its name first. Chapter 09's operators are left out of the
-# plots: their GB/s count the bytes each operator moves, not 2 x n x 4 (their table is in its notes).
-grep -v '^ch09 ' "$tmp/series.csv" > "$tmp/plotted.csv"
+# gnuplot data: one block per series, its name first. Chapters 09 and 10's operators are left out
+# of the plots: their GB/s count the bytes each operator moves, not 2 x n x 4 (their tables are in
+# their notes).
+grep -v -E '^ch(09|10) ' "$tmp/series.csv" > "$tmp/plotted.csv"
 awk -F, '{ if (!($1 in seen)) { seen[$1] = ++ns; names[ns] = $1 } rows[seen[$1]] = rows[seen[$1]] $2 " " $3 " " $4 "\n" }
   END { for (i = 1; i <= ns; ++i) printf "\"%s\" \"%s\" \"%s\"\n%s\n\n", names[i], names[i], names[i], rows[i] }' \
   "$tmp/plotted.csv" > "$tmp/series.dat"
@@ -161,8 +166,8 @@ else  # checked at the start: only a gnuplot that vanished since gets here
 fi
 # Quote the results where people read them: between the markers
 #   <!-- bench:begin SELECTOR -->  …  <!-- bench:end -->
-# in README.md (SELECTOR "all") and in each chapter's notes (SELECTOR "chNN", and more series
-# names if wanted: "ch08 cub"), a table is
+# in README.md (SELECTOR "all"), in each chapter's notes (SELECTOR "chNN", and more series
+# names if wanted: "ch08 cub") and in docs/primer.md ("memcpy": the copy alone), a table is
 # regenerated from this CSV: GB/s and % of memcpy at the largest sizes, time at 2^16.
 snippet() { # selector
   awk -F, -v sel="$1" -v gpu="$gpu" -v cuda="$cuda" -v day="$day" '
@@ -171,29 +176,83 @@ snippet() { # selector
     END {
       k1 = 24; k2 = 28; k3 = kmax
       printf "Measured by `make bench` on %s, CUDA %s, %s (docs/results/; regenerated, not typed):\n\n", gpu, cuda, day
-      if (sel ~ /^ch09/)
+      if (sel ~ /^ch(09|10)/)
         printf "GB/s count the bytes each operator reads and writes; %% of memcpy compares with a cudaMemcpy moving as many bytes, timed in the same run.\n\n"
       printf "| series | µs at 2^16 | GB/s at 2^%d | GB/s at 2^%d (%% of memcpy) | GB/s at 2^%d (%% of memcpy) |\n", k1, k2, k3
       printf "|---|---|---|---|---|\n"
       for (i = 1; i <= ns; ++i) {
         n = names[i]
-        if (sel == "all" && index(n, "ch09 ") == 1) continue  # other bytes: in the table of chapter 09
+        if (sel == "all" && n ~ /^ch(09|10) /) continue  # other bytes: in the tables of chapters 09, 10
         if (sel != "all" && n != "memcpy") {
           keep = 0; nw = split(sel, word, " ")
           for (w = 1; w <= nw; ++w) keep = keep || n == word[w] || index(n, word[w] " ") == 1
           if (!keep) continue
         }
-        own = index(n, "ch09 ") == 1  # its own % (a memcpy moving the same bytes)
+        own = n ~ /^ch(09|10) /  # its own % (a memcpy moving the same bytes)
         printf "| %s | %s | %s | %s (%.1f %%) | %s (%.1f %%) |\n", n, t[n, 16], g[n, k1],
                g[n, k2], own ? p[n, k2] : 100 * g[n, k2] / g["memcpy", k2],
                g[n, k3], own ? p[n, k3] : 100 * g[n, k3] / g["memcpy", k3]
       }
     }' "$tmp/series.csv"
 }
+# SELECTOR "sizes PROGRAM VARIANT" (e.g. "sizes 08 decoupled-lookback"): one row per size of that
+# program's own run: its memcpy and its time, its pct_memcpy (against the copy it timed), and CUB
+# from the baselines' run of the same size.
+sizes_table() { # selector
+  awk -F, -v prog="$2" -v var="$3" -v gpu="$gpu" -v cuda="$cuda" -v day="$day" '
+    NR == 1 { next }
+    $4 == prog && $7 == "memcpy" { copy[$6] = $8 }
+    $4 == prog && $7 == var { t[$6] = $8; p[$6] = $10; if (!($6 in seen)) { seen[$6] = 1; ks[++nk] = $6 } }
+    $4 == "baselines" && $7 == "cub" { cub[$6] = $8 }
+    END {
+      printf "Measured by `make bench` on %s, CUDA %s, %s (docs/results/; regenerated, not typed). ", gpu, cuda, day
+      printf "The memcpy and the %% are this program'"'"'s own run; CUB is the baselines'"'"' run of the same size:\n\n"
+      printf "| n | memcpy µs | %s µs | %% of memcpy | CUB µs | our time / CUB'"'"'s |\n|---|---|---|---|---|---|\n", var
+      for (j = 1; j <= nk; ++j) {
+        k = ks[j]
+        if (k != 10 && k != 16 && k != 20 && k != 24 && k != 26 && k != 28 && k != 30) continue
+        ratio = (k in cub) && cub[k] > 0 ? sprintf("%.2f", t[k] / cub[k]) : "-"
+        printf "| 2^%s | %s | %s | %s | %s | %s |\n", k, copy[k], t[k], p[k], (k in cub) ? cub[k] : "-", ratio
+      }
+    }' "$csv"
+}
+# SELECTOR "pairs PROGRAM" (chapters 09 and 10): at 2^24, 2^28 and the largest size, each of the
+# program's variants beside the CUB baseline its sweep ran next (the row after it), with the
+# pct_memcpy of each (against a copy of as many bytes, timed in that run).
+pairs_table() { # selector
+  awk -F, -v prog="$2" -v gpu="$gpu" -v cuda="$cuda" -v day="$day" '
+    NR == 1 { next }
+    { if ($4 == "09" && ($7 == "compact-in-place" || $7 == "cub-select-if-in-place")) $4 = "10" }  # as in series()
+    $4 != prog || $7 == "memcpy" { last = ""; next }
+    $7 !~ /^cub/ { last = $7; t[$7, $6] = $8; p[$7, $6] = $10; if (!($7 in seen)) { seen[$7] = 1; vs[++nv] = $7 }
+                   if ($6 > kmax) kmax = $6; next }
+    last != "" { cname[last] = $7; ct[last, $6] = $8; cp[last, $6] = $10; last = "" }
+    END {
+      printf "Measured by `make bench` on %s, CUDA %s, %s (docs/results/; regenerated, not typed). ", gpu, cuda, day
+      printf "%% of memcpy: against a cudaMemcpy moving as many bytes as that row, timed in the same run:\n\n"
+      printf "| mode | n | µs | %% of memcpy | CUB | CUB µs | %% of memcpy | CUB'"'"'s time / ours |\n"
+      printf "|---|---|---|---|---|---|---|---|\n"
+      split("24 28 " kmax, kk, " ")
+      for (i = 1; i <= nv; ++i) {
+        v = vs[i]
+        for (j = 1; j <= 3; ++j) {
+          k = kk[j]
+          if (!((v, k) in t) || (j == 3 && k == 28)) continue
+          ratio = t[v, k] > 0 && ct[v, k] != "" ? sprintf("%.2f", ct[v, k] / t[v, k]) : "-"
+          printf "| %s | 2^%s | %s | %s | %s | %s | %s | %s |\n", j == 1 ? v : "", k, t[v, k], p[v, k],
+                 j == 1 ? cname[v] : "", ct[v, k], cp[v, k], ratio
+        }
+      }
+    }' "$csv"
+}
 splice() { # file selector
   local file=$1 sel=$2
   grep -q "<!-- bench:begin $sel -->" "$file" 2>/dev/null || return 0
-  snippet "$sel" > "$tmp/snippet.md"
+  case $sel in
+    sizes\ *) sizes_table $sel > "$tmp/snippet.md" ;;
+    pairs\ *) pairs_table $sel > "$tmp/snippet.md" ;;
+    *) snippet "$sel" > "$tmp/snippet.md" ;;
+  esac
   awk -v sel="$sel" -v snip="$tmp/snippet.md" '
     $0 == "<!-- bench:begin " sel " -->" { print; while ((getline line < snip) > 0) print line; skip = 1; next }
     skip && $0 == "<!-- bench:end -->" { skip = 0 }
@@ -201,11 +260,10 @@ splice() { # file selector
   echo "bench: quoted the results in $file" >&2
 }
 if [ "$OUTDIR" = docs/results ]; then
-  splice README.md all
-  for c in [0-9][0-9]_*; do
-    [ -f "$c/README.md" ] || continue
-    sel=$(sed -n "s/^<!-- bench:begin \(ch${c%%_*}[^>]*\) -->$/\1/p" "$c/README.md" | head -n 1)
-    [ -z "$sel" ] || splice "$c/README.md" "$sel"
+  # every marker of README.md, of each chapter's notes and of the primer
+  for f in README.md [0-9][0-9]_*/README.md docs/primer.md; do
+    [ -f "$f" ] || continue
+    sed -n 's/^<!-- bench:begin \(.*\) -->$/\1/p' "$f" | while IFS= read -r sel; do splice "$f" "$sel"; done
   done
 fi
 echo "bench: wrote $csv, $md $plots" >&2

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Plant known bugs in copies of chapters 02-09, build each copy, and report which check catches
+# Plant known bugs in copies of chapters 02-10, build each copy, and report which check catches
 # it: the self-test (up to n = 5000 unless the bug needs larger sizes), and compute-sanitizer
 # memcheck, racecheck and synccheck (up to n = 1100, or the run given). Needs a GPU; the
 # chapters' notes quote its results.
@@ -29,8 +29,11 @@ mutate() { # name file perl-expression variant [self-test args] [sanitizer args 
   echo "$name" | grep -qE "$ONLY" || return 0
   perl -0pe "$expr" "$file" > "$src"
   if cmp -s "$src" "$file"; then echo "$name: MUTATION DID NOT APPLY"; return; fi
-  local extra=""  # chapter 09 links its operators' host side and its own CUB baselines
-  case $file in 09_*) extra="-I $(dirname "$file") build/09_operators/operator_modes.o build/09_operators/cub_operators.o" ;; esac
+  local extra=""  # chapters 09 and 10 link their modes' host side and their own CUB baselines
+  case $file in
+    09_*) extra="-I $(dirname "$file") build/09_operators/operator_modes.o build/09_operators/cub_operators.o" ;;
+    10_*) extra="-I $(dirname "$file") build/10_compaction/compaction_modes.o build/10_compaction/cub_select.o" ;;
+  esac
   "$NVCC" -std=c++20 -O3 -lineinfo -gencode "arch=compute_$SM,code=sm_$SM" -I common $extra "$src" $OBJS build/common/cub_scan.o -o "$bin" -lgomp 2>"$OUTD/$name.build.log" || { echo "$name: build failed (see $OUTD/$name.build.log)"; return; }
   local st; st=$(timeout 300 "$bin" $st_args --variant "$variant" 2>&1 | tail -n 1)
   local line="$name: $st_args -> $st"
@@ -70,15 +73,20 @@ mutate lookback_blockidx_07 07_decoupled_lookback/decoupled_lookback.cu 's/tile_
 mutate stale_not_cleared_08 08_memcpy_speed/memcpy_speed.cu 's/    clear_stale_descriptors\(state \+ 1 \+ \(1 - array\) \* capacity,\n\s*\(size_t\)\(drawn >> 32 & STATE_STALE_MASK\), tile\);\n//' decoupled-lookback "--self-test -n 16777217" skip
 mutate shared_scratch_08 08_memcpy_speed/memcpy_speed.cu 's/(lookback_scan_async\(s\[k\]\.d_in, s\[k\]\.d_out, s\[k\]\.n, s\[k\]\.exclusive, )s\[k\]\.d_temp,\n(\s*)s\[k\]\.temp_bytes,/$1s[0].d_temp,\n$2s[0].temp_bytes,/' decoupled-lookback "--two-streams 300" skip
 mutate prefetch_past_end_08 08_memcpy_speed/memcpy_speed.cu 's/        if \(first \+ k < n\)\n            asm volatile\("prefetch/        asm volatile("prefetch/' decoupled-lookback "--self-test -n 16777217" "--self-test -n 70000"
-# chapter 09: the operator's order, where the look-back stops, the descriptors of two words, and
-# the compaction's gathering in shared memory (mode arguments go with the self-test's)
+# chapter 09: the operator's order, where the look-back stops, the descriptors of two words (mode
+# arguments go with the self-test's)
 ch9=09_operators/operators.cu
 mutate window_wrong_order_09 $ch9 's/const V window = warp_combine<Op>\(\(needed >> lane\) & 1u \? v : Op::identity\(\), 0\);/const V window = warp_combine<Op>((needed >> lane) \& 1u ? v : Op::identity(), 1);/' decoupled-lookback "--recurrence --self-test -n 16777217" skip
 mutate reduce_as_commutative_09 $ch9 's/Op::COMMUTATIVE \? group :/1 ? group :/; s/if \(Op::COMMUTATIVE\)\n        total = warp_combine/if (1)\n        total = warp_combine/' decoupled-lookback "--recurrence --self-test -n 16777217" skip
 mutate stops_without_head_09 $ch9 's/static __device__ int absorbs\(value v\) \{ return v.head != 0; \}/static __device__ int absorbs(value v) { return 1; }/' decoupled-lookback "--segmented --self-test -n 16777217" skip
 mutate crosses_head_09 $ch9 's/static __device__ int absorbs\(value v\) \{ return v.head != 0; \}/static __device__ int absorbs(value v) { return 0; }/; s/        w.w\[i\] = \(uint32_t\)word;/        w.w[i] = i == 0 \&\& words == 2 ? 0u : (uint32_t)word;/' decoupled-lookback "--segmented --self-test -n 16777217" skip
 mutate torn_descriptor_09 $ch9 's/state = i == 0 \? s : \(s == state \? state : TILE_INVALID\);/state = i == 0 ? s : state;/' decoupled-lookback "--recurrence --stress 300" skip
-# the compaction with relaxed descriptors: nothing orders a tile's writes after its predecessors'
-# reads (a race that no test has caught on the H200: see the notes)
-mutate compact_relaxed_09 $ch9 's/Op::ORDERED \? load_descriptor_acquire\(at\)/0 ? load_descriptor_acquire(at)/; s/        if \(Op::ORDERED\)\n            store_descriptor_release/        if (0)\n            store_descriptor_release/' decoupled-lookback "--compact --stress 100" skip
-mutate gather_no_syncwarp_09 $ch9 's/        __syncwarp\(\); \/\* every lane has read its group before any lane writes into it \*\///' decoupled-lookback "--compact --stress 100" "--compact --self-test -n 1100"
+# chapter 10: the compaction with relaxed descriptors: nothing orders a tile's writes after its
+# predecessors' reads (a race that no test has caught on the H200: see the notes); and its gathering
+# in shared memory. (Planted on the H200 on 2026-12-01 as compact_relaxed_09, gather_no_syncwarp_09,
+# when the compaction was chapter 09's mode: the same kernel.)
+ch10=10_compaction/compaction.cu
+mutate compact_relaxed_10 $ch10 's/Op::ORDERED \? load_descriptor_acquire\(at\)/0 ? load_descriptor_acquire(at)/; s/        if \(Op::ORDERED\)\n            store_descriptor_release/        if (0)\n            store_descriptor_release/' decoupled-lookback "--compact --stress 100" skip
+mutate gather_no_syncwarp_10 $ch10 's/        __syncwarp\(\); \/\* every lane has read its group before any lane writes into it \*\///' decoupled-lookback "--compact --stress 100" "--compact --self-test -n 1100"
+# the count from the last tile's exclusive prefix instead of its inclusive one (new; not yet run)
+mutate count_exclusive_10 $ch10 's/Op::last_tile\(a, Op::combine\(tile_exclusive_prefix, aggregate\)\);/Op::last_tile(a, tile_exclusive_prefix);/' decoupled-lookback "--compact --self-test -n 5000" skip

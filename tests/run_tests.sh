@@ -108,7 +108,8 @@ check_figures() {
   return $status
 }
 
-# the committed results table, and the tables quoted in README.md and the chapters' notes, are
+# the committed results table, and the tables quoted in README.md, the chapters' notes and the
+# primer, are
 # exactly what bench/run_bench.sh makes of the committed CSV: nobody edited a number by hand
 check_results() {
   local dir status=0 f csv
@@ -116,12 +117,13 @@ check_results() {
   mkdir -p "$dir/bench" "$dir/docs/results"
   cp bench/run_bench.sh bench/plot.gp "$dir/bench/"
   cp README.md "$dir/"
+  cp docs/primer.md "$dir/docs/"
   for f in [0-9][0-9]_*/README.md; do mkdir -p "$dir/$(dirname "$f")"; cp "$f" "$dir/$f"; done
   cp docs/results/*.csv "$dir/docs/results/" 2>/dev/null || { echo "no results in docs/results yet"; rm -rf "$dir"; return 0; }
   for csv in "$dir"/docs/results/*.csv; do
     (cd "$dir" && bench/run_bench.sh --from "docs/results/$(basename "$csv")") >/dev/null 2>&1
   done
-  for f in docs/results/*.md README.md [0-9][0-9]_*/README.md; do
+  for f in docs/results/*.md README.md [0-9][0-9]_*/README.md docs/primer.md; do
     if ! cmp -s "$f" "$dir/$f"; then
       echo "$f differs from what bench/run_bench.sh --from makes of docs/results: run it and commit"
       status=1

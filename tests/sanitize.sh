@@ -39,13 +39,16 @@ extra_args() {
     07_decoupled_lookback/run) echo "--stress 2 -n 300000" ;;
     08_memcpy_speed/run) echo "--stress 2 -n 300000" ;;
     09_operators/run) echo "--stress 2 -n 300000" ;;
+    10_compaction/run) echo "--stress 2 -n 300000" ;;
   esac
 }
 for c in $GPU_CHAPTERS; do [ -n "$(extra_args "$c/run")" ] && runs="$runs $c/run:extra"; done
-# Chapter 09's operators are modes: each one's battery too, up to n = 1100, this chapter's pass only.
+# Chapter 09's operators and chapter 10's compaction are modes: each one's battery too, up to
+# n = 1100, this chapter's pass only.
 operator_modes() {
   case $1 in
-    09_operators/run) echo "--float-sum --recurrence --recurrence-f32 --segmented --compact" ;;
+    09_operators/run) echo "--float-sum --recurrence --recurrence-f32 --segmented" ;;
+    10_compaction/run) echo "--compact" ;;
   esac
 }
 for c in $GPU_CHAPTERS; do

@@ -97,15 +97,19 @@ if command -v python3 >/dev/null; then  # a socket
 fi
 checks=$((checks + 1))
 "$RUN" --help >stdout.txt 2>stderr.txt && grep -q -- "--self-test" stdout.txt || fail "--help"
+cp stdout.txt fixture_help.txt  # the modes' blocks below read it (each expect_usage rewrites stdout.txt)
 
 # ---- chapter 09's operators: each mode's --input format is checked before the GPU is touched
-if grep -q -- '^  --recurrence ' stdout.txt; then
+if grep -q -- '^  --recurrence ' fixture_help.txt; then
   printf '\x5f\x70\x89\x30' >fixture_tiny.bin             # 1e-9: not a multiple of 2^-23
   printf '\x00\x00\x80\x7f\x00\x00\x80\x3f' >fixture_inf.bin  # inf, 1.0
   expect_usage "an odd number; --recurrence takes" --recurrence --input fixture_a.bin --output fixture_out.bin
   expect_usage "an odd number; --segmented takes" --segmented --input fixture_a.bin --output fixture_out.bin
   expect_usage "not a multiple of 2^-23" --float-sum --input fixture_tiny.bin --output fixture_out.bin
   expect_usage "not a finite float" --recurrence-f32 --input fixture_inf.bin --output fixture_out.bin
+fi
+# ---- chapter 10's compaction: the same checks of its mode
+if grep -q -- '^  --compact ' fixture_help.txt; then
   expect_usage "inclusively only" --compact --exclusive
   expect_usage "5 bytes, not a multiple of 4" --compact --input fixture_odd.bin --output fixture_out.bin
 fi
