@@ -14,7 +14,7 @@ READY := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,$(CHAPTER_DIRS
 READY_NUMBERS := $(foreach d,$(READY),$(patsubst 0%,%,$(firstword $(subst _, ,$(d)))))
 
 TEST_BIN := $(BUILD)/tests
-HOST_TESTS := $(TEST_BIN)/test_common $(TEST_BIN)/scan_networks
+HOST_TESTS := $(TEST_BIN)/test_common $(TEST_BIN)/scan_networks $(TEST_BIN)/test_float_checks
 CUDA_TESTS := $(if $(NVCC),$(TEST_BIN)/cuda_probe $(TEST_BIN)/test_cuda_util)
 # The host code under AddressSanitizer and UndefinedBehaviorSanitizer: chapter 01 (all of it is
 # host code) and the unit tests of common/, built apart in build/asan, run by make test beside a
@@ -76,6 +76,13 @@ $(ASAN_DIR)/test_common: tests/test_common.c $(ASAN_COMMON) $(wildcard common/*.
 $(TEST_BIN)/test_common: tests/test_common.c $(COMMON_HOST_OBJS) $(FLAGS_FILE)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -MF $@.d $< $(COMMON_HOST_OBJS) -o $@ $(LDLIBS)
+
+# chapter 09's float checks are host code: tried on host data, no GPU needed
+$(TEST_BIN)/test_float_checks: tests/test_float_checks.c 09_operators/float_checks.c \
+                               $(COMMON_HOST_OBJS) $(FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I09_operators -MMD -MP -MF $@.d tests/test_float_checks.c \
+	  09_operators/float_checks.c $(COMMON_HOST_OBJS) -o $@ $(LDLIBS) -lm
 
 $(TEST_BIN)/scan_networks: tests/scan_networks.c $(FLAGS_FILE)
 	@mkdir -p $(@D)

@@ -17,6 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" { /* float_checks.c is C */
+#endif
+
 /** The variants of every mode: this chapter's pass, and CUB beside it. */
 enum { VARIANT_LOOKBACK, VARIANT_CUB, VARIANT_COUNT };
 
@@ -32,6 +36,9 @@ typedef struct op_data {
     double *exact;        /**< float sum: the exact sums */
     double *magnitude;    /**< float sum: the sums of |x|; float recurrence: S_t (the notes) */
     double *growth;       /**< float recurrence: P_t, S_t with rounding's growth (the notes) */
+    double *slack;        /**< float recurrence: the absolute slack of products that underflow */
+    uint8_t *bitwise;     /**< float sum: 1 where every order of additions gives the same float,
+                               whose bits are then in ref (the notes) */
     int32_t *got;         /**< the output copied back */
     void *d_in;           /**< device input */
     uint8_t *d_heads;     /**< device head flags */
@@ -71,13 +78,26 @@ typedef struct operator_mode {
     void (*from_file)(op_data *d, const int32_t *file);
 } operator_mode;
 
-/** \brief The float sum's check of element i: within the bound of the notes. */
-int float_bound_ok(const op_data *d, int variant, size_t i);
-/** \brief The float recurrence's check of element i: within the bound of the notes. */
-int recurrence_bound_ok(const op_data *d, int variant, size_t i);
+/** Elements of one tile of the float recurrence (2048 pairs: operators.cu's tile_items<affine_f32>(),
+    checked there), for the bound of a file checked before the pass is launched. */
+#define AFFINE_TILE 2048
+
+/* The float checks (float_checks.c, host code only; tests/test_float_checks.c tries them). */
+/** \brief Combines that round, at most, on the way of element i of the float sum: this
+           chapter's pass 7·⌊i / tile⌋ + 29, CUB's i + 1 (derived in the notes' appendix). */
+double float_depth(int variant, size_t i, size_t tile);
+/** \brief Combines that round, at most, on the way of element t of the float recurrence: this
+           chapter's pass 7·⌊t / tile⌋ + 21, CUB's t + 1 (the notes' appendix). */
+double recurrence_depth(int variant, size_t t, size_t tile);
+/** \brief The float sum's check of element i: bit for bit where d->bitwise says every order of
+           additions gives the same float (CUB: the value, ±0 not told apart), else within the
+           bound of the notes. 1 if right. */
+int float_sum_ok(const op_data *d, int variant, size_t i);
+/** \brief The float recurrence's check of element t: within the bound of the notes. 1 if right. */
+int recurrence_bound_ok(const op_data *d, int variant, size_t t);
 
 /** Input patterns of the float sum's battery (their names). */
-extern const char *const FLOAT_PATTERNS[2];
+extern const char *const FLOAT_PATTERNS[4];
 /** Input patterns of the recurrence's battery. */
 extern const char *const AFFINE_PATTERNS[2];
 /** Input patterns of the float recurrence's battery. */
@@ -124,5 +144,9 @@ int op_check_file(const operator_mode *op, const int32_t *file, size_t words, ch
  * \param words its word count
  */
 int op_main(const operator_mode *op, const scan_options *opt, const int32_t *file, size_t words);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SCAN_OPERATOR_MODES_H */

@@ -1130,7 +1130,7 @@ static size_t segmented_temp(int variant, size_t n)
 
 /** The four operators of the modes. */
 static const operator_mode FLOAT_SUM = {
-    "float-sum", "float-sum", "cub-float-sum", CUB_FLOAT_SUM, 4, tile_items<sum_f32>(), 1, 2,
+    "float-sum", "float-sum", "cub-float-sum", CUB_FLOAT_SUM, 4, tile_items<sum_f32>(), 1, 4,
     FLOAT_PATTERNS, "raw float32 values", 1, float_generate, float_reference, float_launch,
     float_bytes, float_temp, float_check_file, float_from_file};
 /** See ::FLOAT_SUM. */
@@ -1144,6 +1144,8 @@ static const operator_mode RECURRENCE_F32 = {
     tile_items<affine_f32>(), 1, 2, AFFINE_F32_PATTERNS, "float32 pairs a, b", 2,
     affine_f32_generate, affine_f32_reference, affine_f32_launch, affine_bytes, affine_f32_temp,
     affine_f32_check_file, affine_f32_from_file};
+static_assert(tile_items<affine_f32>() == AFFINE_TILE, "float_checks.c bounds a file's "
+              "recurrence with AFFINE_TILE pairs per tile");
 /** See ::FLOAT_SUM. */
 static const operator_mode SEGMENTED = {
     "segmented", "segmented", "cub-sum-by-key-u8", CUB_SUM_BY_KEY, 4,
@@ -1167,28 +1169,29 @@ static int operator_check(const void *ctx, const int32_t *file, size_t words, ch
 /** The chapter's modes: one per operator. */
 static const scan_mode MODES[] = {
     {.option = "--float-sum",
-     .help = "float sum (F: raw float32, multiples of 2^-23); checked within a bound",
+     .help = "float sum (F: float32 multiples of 2^-23; G: n float32 sums), checked exactly "
+             "or within a bound",
      .test = "--float-sum --self-test | --float-sum --stress 100",
      .combines = 1,
      .ctx = &FLOAT_SUM,
      .check_file = operator_check,
      .run = operator_run},
     {.option = "--recurrence",
-     .help = "h_t = a_t*h_(t-1) + b_t mod 2^32 (F: int32 pairs a, b; G: h)",
+     .help = "h_t = a_t*h_(t-1) + b_t mod 2^32 (F: int32 pairs a, b; G: n int32 h)",
      .test = "--recurrence --self-test | --recurrence --stress 100",
      .combines = 1,
      .ctx = &RECURRENCE,
      .check_file = operator_check,
      .run = operator_run},
     {.option = "--recurrence-f32",
-     .help = "the same in float (F: float32 pairs a, b; G: h); checked within a bound",
+     .help = "the same in float (F: float32 pairs a, b; G: n float32 h), within a bound",
      .test = "--recurrence-f32 --self-test | --recurrence-f32 --stress 100",
      .combines = 1,
      .ctx = &RECURRENCE_F32,
      .check_file = operator_check,
      .run = operator_run},
     {.option = "--segmented",
-     .help = "sums restarting at head flags (F: int32 pairs head, value)",
+     .help = "sums restarting at head flags (F: int32 pairs head, value; G: n int32 sums)",
      .test = "--segmented --self-test | --segmented --stress 100",
      .combines = 1,
      .ctx = &SEGMENTED,

@@ -358,7 +358,8 @@ void cli_print_help(FILE *f, const scan_program *prog)
             "  --seed S            input seed (default %u)\n"
             "  --self-test         correctness battery; with -n N, only sizes up to N\n"
             "  --input F           scan the int32 values in F (raw, little-endian)\n"
-            "  --output G          with --input: write the scan to G (same format; G may be F)\n",
+            "  --output G          with --input: write the result to G (G may be F): the int32\n"
+            "                      scan, n values like F, unless a mode's line says otherwise\n",
             CLI_MAX_LOG2_N, prog->default_reps, CLI_DEFAULT_SEED);
     fprintf(f, "  --exclusive         exclusive scan (default: inclusive)\n");
     if (prog->stress)

@@ -137,6 +137,7 @@ check_results() {
 echo "== host suites"
 run_suite "host unit tests" build/tests/test_common
 run_suite "scan networks" build/tests/scan_networks
+run_suite "float checks (09, host data)" build/tests/test_float_checks
 run_suite "figures up to date" check_figures
 if command -v gnuplot >/dev/null; then  # bench/run_bench.sh --from draws the plots too
   run_suite "results tables up to date" check_results

@@ -107,6 +107,11 @@ if grep -q -- '^  --recurrence ' fixture_help.txt; then
   expect_usage "an odd number; --segmented takes" --segmented --input fixture_a.bin --output fixture_out.bin
   expect_usage "not a multiple of 2^-23" --float-sum --input fixture_tiny.bin --output fixture_out.bin
   expect_usage "not a finite float" --recurrence-f32 --input fixture_inf.bin --output fixture_out.bin
+  for i in $(seq 200); do printf '\x00\x00\x00\x40\x00\x00\x80\x3f'; done >fixture_grow.bin  # (2, 1): h = 2^(t+1) - 1
+  printf '\x00\x00\x00\x3f\x00\x00\x80\x03' >fixture_tiny_h.bin                          # (0.5, 2^-120), then
+  for i in $(seq 19); do printf '\x00\x00\x00\x3f\x00\x00\x00\x00'; done >>fixture_tiny_h.bin #   (0.5, 0): h halves
+  expect_usage "overflows float" --recurrence-f32 --input fixture_grow.bin --output fixture_out.bin
+  expect_usage "goes subnormal at pair 7" --recurrence-f32 --input fixture_tiny_h.bin --output fixture_out.bin
 fi
 # ---- chapter 10's compaction: the same checks of its mode
 if grep -q -- '^  --compact ' fixture_help.txt; then
