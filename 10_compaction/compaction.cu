@@ -587,8 +587,9 @@ __device__ __forceinline__ void publish_aggregate(unsigned long long *descriptor
 }
 
 /**
- * \brief The look-back (paper §4.4), generic: chapter 07's look_back() with the operator in
- *        place of `+`, and the order kept.
+ * \brief The look-back (paper §4.4, "adaptations and optimizations", its paragraph on the
+ *        parallelized look-back), generic: chapter 07's look_back() with the operator in place
+ *        of `+`, and the order kept.
  *
  * Lane i reads the descriptor of tile `window_last − i`, so the lowest lane holds the nearest
  * predecessor and the highest the farthest. The window is ready when every lane up to the
