@@ -5,6 +5,9 @@
 # (median of 20 per run, against the same run's cudaMemcpy). Prints ptxas's report per variant,
 # then one CSV line per run: round,build,mode,n,time_us,pct_memcpy,check.
 #   make SMS=90 all && docs/experiments/08_exclusive.sh OUTDIR [ROUNDS]   (needs a GPU; sm_90)
+# The substitutions apply to the chapter as it was before it took `scanexcl` (commit 852d422:
+# `git show 852d422:08_memcpy_speed/memcpy_speed.cu > FILE; SRC=FILE docs/experiments/...`);
+# the run of 2026-12-01 on the H200 is docs/experiments/08_exclusive_2026-12-01.csv.
 # Variants:
 #   base       the chapter: the scan writes inclusive values, the exclusive store shifts by one,
 #              reading the element before from shared memory
@@ -20,7 +23,7 @@ mkdir -p "$1" && OUT=$(cd "$1" && pwd) || exit 2
 ROUNDS=${2:-2}
 cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH
-SRC=08_memcpy_speed/memcpy_speed.cu
+SRC=${SRC:-08_memcpy_speed/memcpy_speed.cu}
 OBJS="build/common/cli.o build/common/data.o build/common/io.o build/common/report.o build/common/selftest.o build/common/cuda_util.o build/common/gpu_driver.o build/common/cub_scan.o"
 
 declare -A SUB=(
