@@ -141,6 +141,7 @@ if command -v gnuplot >/dev/null; then  # bench/run_bench.sh --from draws the pl
 else
   skip_suite "results tables up to date" "gnuplot not found (bench/run_bench.sh --from needs it; CI has it)"
 fi
+run_suite "quoted % of memcpy from the same run" tests/check_pct_memcpy.sh
 run_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run serial
 run_suite "\\file blocks" check_file_blocks
 run_suite "conventions cited exist" check_citations
