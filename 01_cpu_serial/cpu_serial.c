@@ -159,6 +159,10 @@ static void print_cpu_line(int csv)
     }
     report_note(stdout, csv, "CPU: %s, %d logical CPUs, %d OpenMP threads (no GPU needed)", model,
                 omp_get_num_procs(), omp_get_max_threads());
+    if (omp_get_max_threads() > omp_get_num_procs())
+        report_note(stdout, csv, "note: more OpenMP threads than logical CPUs (oversubscribed): "
+                    "threads take turns on the CPUs, so the threaded rows measure the turns, "
+                    "not more parallel work");
 }
 
 /**
@@ -206,7 +210,10 @@ static int sweep(const scan_program *prog, const scan_options *opt)
                                          {"GB/s", 8}, {"pct_memcpy", 10}, {"check", -5}};
     const int NCOLS = (int)(sizeof COLS / sizeof COLS[0]);
     char copy_all_name[32];
+    /* on one thread, a name of its own: the same memcpy() as memcpy-1t, inside a parallel region */
     snprintf(copy_all_name, sizeof copy_all_name, "memcpy-%dt", omp_get_max_threads());
+    if (omp_get_max_threads() == 1)
+        snprintf(copy_all_name, sizeof copy_all_name, "memcpy-omp");
     int status = EXIT_OK;
     const size_t *sizes = opt->n_given ? &opt->n : prog->default_sizes;
     int count = opt->n_given ? 1 : prog->default_size_count;
