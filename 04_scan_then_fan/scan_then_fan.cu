@@ -47,7 +47,7 @@
  * bytes). The tile loads are 128-bit vectors, which need 16-byte alignment: a slice that started
  * right after a count of aggregates that is not a multiple of 4 would make them fault
  * (cudaErrorMisalignedAddress). 4 would be enough for that; 32 also starts each slice on a
- * 128-byte line, as cudaMalloc's arrays start (no speed difference measured; see the notes).
+ * 128-byte line, as cudaMalloc's arrays start (whether that is faster was not measured).
  */
 #define SCRATCH_ALIGN_ITEMS 32
 
