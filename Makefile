@@ -26,7 +26,7 @@ ASAN_BINS := $(ASAN_DIR)/cpu_serial $(ASAN_DIR)/test_common
 # The baselines of make bench: CUB and Thrust through the chapters' driver.
 BENCH_BASELINES := $(if $(NVCC),$(BUILD)/bench/baselines)
 
-.PHONY: help all common tests test bench sanitize docs figures clean $(READY)
+.PHONY: help all common tests test bench sanitize docs figures clean classroom-env $(READY)
 .DEFAULT_GOAL := help
 
 help:
@@ -127,6 +127,16 @@ docs:
 figures: $(TEST_BIN)/scan_networks
 	@mkdir -p docs/figures
 	$(TEST_BIN)/scan_networks --svg docs/figures
+
+# ---- the classroom kit (classroom/; docs/instructor.md): the student's copy and the grader ----
+
+# The compilers, flags and objects, for the kit's tools, which build students' code exactly as
+# the chapters are built.
+classroom-env:
+	@printf '%s\n' 'CC=$(CC)' 'CFLAGS=$(CFLAGS)' 'NVCC=$(NVCC)' 'NVCCFLAGS=$(NVCCFLAGS)' \
+	  'GENCODE=$(GENCODE)' 'LDLIBS=$(LDLIBS)' 'BUILD=$(BUILD)' 'SMS=$(SMS)' \
+	  'COMMON_HOST_OBJS=$(COMMON_HOST_OBJS)' 'COMMON_CUDA_OBJS=$(COMMON_CUDA_OBJS)' \
+	  'COMMON_BASELINE_OBJS=$(COMMON_BASELINE_OBJS)' 'ASAN_FLAGS=$(ASAN_FLAGS)'
 
 clean:
 	rm -rf $(BUILD) run $(addsuffix /run,$(CHAPTER_DIRS))
