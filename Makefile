@@ -26,7 +26,7 @@ ASAN_BINS := $(ASAN_DIR)/cpu_serial $(ASAN_DIR)/test_common
 # The baselines of make bench: CUB and Thrust through the chapters' driver.
 BENCH_BASELINES := $(if $(NVCC),$(BUILD)/bench/baselines)
 
-.PHONY: help all common tests test bench sanitize docs figures clean classroom-env $(READY)
+.PHONY: help all common tests test bench sanitize docs figures clean classroom-env starter $(READY)
 .DEFAULT_GOAL := help
 
 help:
@@ -137,6 +137,14 @@ classroom-env:
 	  'GENCODE=$(GENCODE)' 'LDLIBS=$(LDLIBS)' 'BUILD=$(BUILD)' 'SMS=$(SMS)' \
 	  'COMMON_HOST_OBJS=$(COMMON_HOST_OBJS)' 'COMMON_CUDA_OBJS=$(COMMON_CUDA_OBJS)' \
 	  'COMMON_BASELINE_OBJS=$(COMMON_BASELINE_OBJS)' 'ASAN_FLAGS=$(ASAN_FLAGS)'
+
+# The student's copy: make starter DIR=path [CHAPTERS="2 3 7"] (classroom/starter.py says what
+# goes in it). A student's copy has no classroom/ tools: there these targets say so.
+KIT_TOOL = @command -v python3 >/dev/null || { echo "make $@ needs python3"; exit 2; }; \
+  [ -f classroom/$(1) ] || { echo "make $@ is the instructor's: this copy of the course has no classroom/$(1)"; exit 2; }
+starter:
+	$(call KIT_TOOL,starter.py)
+	@python3 classroom/starter.py "$(DIR)" $(CHAPTERS)
 
 clean:
 	rm -rf $(BUILD) run $(addsuffix /run,$(CHAPTER_DIRS))
