@@ -26,7 +26,7 @@ ASAN_BINS := $(ASAN_DIR)/cpu_serial $(ASAN_DIR)/test_common
 # The baselines of make bench: CUB and Thrust through the chapters' driver.
 BENCH_BASELINES := $(if $(NVCC),$(BUILD)/bench/baselines)
 
-.PHONY: help all common tests test bench sanitize docs figures clean classroom-env starter $(READY)
+.PHONY: help all common tests test bench sanitize docs figures clean classroom-env starter grade grade-class $(READY)
 .DEFAULT_GOAL := help
 
 help:
@@ -145,6 +145,17 @@ KIT_TOOL = @command -v python3 >/dev/null || { echo "make $@ needs python3"; exi
 starter:
 	$(call KIT_TOOL,starter.py)
 	@python3 classroom/starter.py "$(DIR)" $(CHAPTERS)
+
+# The grader: make grade CH=N STUDENT=path [OUT=dir]; make grade-class CH=N CLASS=folder [OUT=dir]
+# (classroom/grade.py says what it checks; GRADE_SEED sets the hidden vectors' seed).
+GRADE_NEEDS := common $(if $(NVCC),$(TEST_BIN)/cuda_probe)
+grade: $(GRADE_NEEDS)
+	$(call KIT_TOOL,grade.py)
+	@python3 classroom/grade.py one "$(CH)" "$(STUDENT)" "$(OUT)"
+
+grade-class: $(GRADE_NEEDS)
+	$(call KIT_TOOL,grade.py)
+	@python3 classroom/grade.py class "$(CH)" "$(CLASS)" "$(OUT)"
 
 clean:
 	rm -rf $(BUILD) run $(addsuffix /run,$(CHAPTER_DIRS))
