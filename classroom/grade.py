@@ -91,7 +91,21 @@ FORBIDDEN = [
     (r"\b(extern|main|_Pragma|__attribute__|class|template|operator|typeid)\b",
      "declarations that reach outside the part"),
 ]
-PRAGMA_OK = re.compile(r"^\s*#\s*pragma\s+(omp\b|unroll\b|nounroll\b)")
+# The directives a part may hold: OpenMP and unrolling pragmas, and constants (a macro whose
+# value is only numbers and arithmetic cannot bring in anyone's code).
+PRAGMA_OK = re.compile(r"^\s*#\s*pragma\s+(omp|unroll|nounroll)\b")
+DEFINE = re.compile(r"^\s*#\s*define\s+[A-Za-z_]\w*\s+(.*?)\s*$")
+NUMBER = re.compile(r"^(0[xX][0-9a-fA-F]+|\d+)[uUlL]*$")
+
+
+def directive_ok(line):
+    """1 for `#pragma omp|unroll ...` or `#define NAME <numbers and arithmetic>` (a name defined
+    twice is a warning, so an error: a part cannot redefine the course's constants)."""
+    if PRAGMA_OK.match(line):
+        return True
+    m = DEFINE.match(line)
+    return bool(m and m.group(1) and re.fullmatch(r"[\w()+\-*/<>|&~ ]+", m.group(1)) and
+                all(NUMBER.match(t) for t in re.findall(r"\w+", m.group(1))))
 
 
 def log(msg):
@@ -193,10 +207,11 @@ def check_part(name, body):
     """Reasons why a part's code is not acceptable (empty: it is)."""
     reasons = []
     for number, line in enumerate(body.splitlines(), 1):
-        if re.match(r"^\s*#", line) and not PRAGMA_OK.match(line):
+        if re.match(r"^\s*#", line) and not directive_ok(line):
             reasons.append(f"part {name}, line {number}: a preprocessor directive "
                            f"({line.strip()[:40]}): an #include or a macro could bring in code "
-                           f"that is not yours; only #pragma omp/unroll are allowed")
+                           f"that is not yours; only #pragma omp/unroll and #define NAME "
+                           f"<number> are allowed")
     code = strip_code(body)
     for pattern, why in FORBIDDEN + ([(r"\basm\b", "host assembly")] if name in HOST_PARTS else []):
         for m in re.finditer(pattern, code):

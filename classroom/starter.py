@@ -170,7 +170,8 @@ def assignment_page(work, chapters, radix, left_out):
                 if m:
                     places.setdefault(m.group(2), []).append(f"`{rel}:{number}`")
     homes = kit.part_homes()
-    for name in sorted(places, key=lambda p: (str(kit.number_of(homes[p][0])), places[p])):
+    order = list(homes)  # home chapters in order, each one's parts as its file has them
+    for name in sorted(places, key=order.index):
         folder, _, where = homes[name]
         if not (kit.number_of(folder) in chapters or (radix and folder == kit.RADIX_DIR)):
             continue
