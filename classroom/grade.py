@@ -236,8 +236,8 @@ def function_text(text, name):
 
 def prepare(cfg, folder, sources, student):
     """Read the student's files and make the graded sources. Returns (graded texts by source,
-    honesty reasons, notes for the instructor)."""
-    graded, reasons, notes = {}, [], []
+    honesty reasons, notes for the instructor, the parts that still hold their stub)."""
+    graded, reasons, notes, stubs = {}, [], [], []
     for s in sources:
         ref_path = os.path.join(ROOT, folder, s)
         ref_text = open(ref_path).read()
@@ -264,6 +264,9 @@ def prepare(cfg, folder, sources, student):
                                   f"(see ASSIGNMENT.md)")
         for name, _, body in ref_parts:
             reasons += check_part(name, theirs[name])
+            if os.path.isfile(os.path.join(kit.KIT, "stubs", name + ".txt")) and \
+                    tokens(theirs[name]) == tokens(kit.stub(name)) and name not in stubs:
+                stubs.append(name)
             if tokens(theirs[name]) == tokens(body) and tokens(body):
                 notes.append(f"part {name} is token for token the course's published solution "
                              f"(comments and blanks aside): look at it by hand")
@@ -274,7 +277,9 @@ def prepare(cfg, folder, sources, student):
             notes.append(f"{s}: {changed} lines outside your parts differ from the course's; "
                          f"the grader used the course's text there")
         graded[s] = kit.replace_parts(ref_text, theirs, s)
-    return graded, reasons, notes
+    if stubs:
+        notes.append(f"not written yet (the stub is still there): {', '.join(stubs)}")
+    return graded, reasons, notes, stubs
 
 
 def contest_source(ref_text, text, s):
@@ -610,7 +615,7 @@ def grade(number, student, out_dir, gpu, env):
 
     # The student's parts, spliced into the course's source; honesty.
     try:
-        graded, reasons, more = prepare(cfg, folder, sources, student)
+        graded, reasons, more, stubs = prepare(cfg, folder, sources, student)
     except (FileNotFoundError, kit.MarkerError, OSError) as e:
         it_build["output"] = str(e)
         for i in items[1:]:
@@ -670,6 +675,10 @@ def grade(number, student, out_dir, gpu, env):
         if it_speed:
             speed(b, cfg, it_speed, env)
 
+    if stubs and it_san["status"] == "graded" and it_san["score"]:
+        it_san["score"] = 0.0
+        it_san["output"] += (f"\n(not scored: part(s) {', '.join(stubs)} still hold the stub, so "
+                             f"the sanitizers had nothing of yours to judge there)")
     if reasons:
         for i in correctness + ([it_speed] if it_speed else []):
             if i["status"] == "graded" and i["score"]:
@@ -731,12 +740,14 @@ def sanitizers(b, cfg, it, env, n_args):
             return
         cap = min(70000, max_n() or 70000)
         status, out = run([binary, "--self-test", "-n", str(cap)],
-                          env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0",
-                                   UBSAN_OPTIONS="print_stacktrace=1"))
-        ok = status == 0 and last_line_is(out, r"^self-test passed")
-        it["score"] = 10 if ok else 0
+                          env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0:exitcode=99",
+                                   UBSAN_OPTIONS="print_stacktrace=1:exitcode=99"))
+        # a wrong result (exit 1) is the other items' business; this one counts what the
+        # sanitizers report
+        found = status not in (0, 1) or "ERROR: AddressSanitizer" in out or "runtime error:" in out
+        it["score"] = 0 if found else 10
         it["output"] = ("AddressSanitizer and UBSan, --self-test -n %d: " % cap) + \
-            ("clean" if ok else "FOUND ERRORS\n" + tail(out, 20))
+            ("FOUND ERRORS (exit %d)\n" % status + tail(out, 20) if found else "clean")
         return
     tool = sanitizer_path(env)
     if not tool:
@@ -749,7 +760,7 @@ def sanitizers(b, cfg, it, env, n_args):
     lines, score = [], 0
     for name, p in points.items():
         status, out = run([tool, "--tool", name, "--error-exitcode", "99", b.run] + args)
-        ok = status == 0
+        ok = status in (0, 1)  # 1: a wrong result, which the other items count; 99: the tool found errors
         score += p if ok else 0
         lines.append(f"{name}: {'clean' if ok else 'FOUND ERRORS (exit %d)' % status}"
                      + ("" if ok else "\n" + tail(out, 8)))

@@ -31,19 +31,24 @@ import kit  # noqa: E402
 TMPXFT = re.compile(rb'tmpxft_[0-9a-f]{8}_[0-9a-f]{8}')
 
 
-def project_flags():
-    """CC, CFLAGS, NVCC, NVCCFLAGS as the Makefile sets them for SMS=90."""
-    out = subprocess.run(["make", "-s", "--no-print-directory", "classroom-env", "SMS=90"],
-                         cwd=kit.ROOT, check=True, capture_output=True, text=True).stdout
+def project_flags(build):
+    """CC, CFLAGS, NVCC, NVCCFLAGS as the Makefile sets them for SMS=90. BUILD points at a
+    folder of this test's own: a make with other flags than the last build's would otherwise
+    rewrite build/flags.txt, and the next `make` would rebuild everything."""
+    out = subprocess.run(["make", "-s", "--no-print-directory", "classroom-env", "SMS=90",
+                          "BUILD=" + build], cwd=kit.ROOT, check=True, capture_output=True,
+                         text=True).stdout
     return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
 
-def build(flags, path, obj):
-    """Compile one source as the chapters are compiled; return the normalised object bytes."""
+def build(flags, path, obj, folder):
+    """Compile one source as the chapters are compiled (its folder's headers found where they
+    are); return the normalised object bytes."""
+    include = ["-I", os.path.join(kit.ROOT, folder)]
     if path.endswith(".c"):
-        cmd = [flags["CC"]] + flags["CFLAGS"].split() + ["-c", path, "-o", obj]
+        cmd = [flags["CC"]] + flags["CFLAGS"].split() + include + ["-c", path, "-o", obj]
     else:
-        cmd = [flags["NVCC"]] + flags["NVCCFLAGS"].split() + ["-c", path, "-o", obj]
+        cmd = [flags["NVCC"]] + flags["NVCCFLAGS"].split() + include + ["-c", path, "-o", obj]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"build failed: {' '.join(cmd)}\n{r.stderr}")
@@ -51,8 +56,8 @@ def build(flags, path, obj):
 
 
 def main():
-    flags = project_flags()
     tmp = tempfile.mkdtemp(prefix="markers_")
+    flags = project_flags(os.path.join(tmp, "build"))
     failed = checked = 0
     shifted_done = False
     try:
@@ -70,7 +75,7 @@ def main():
                 with open(src, "w") as f:
                     f.write(version)
                 os.utime(src, (1e9, 1e9))
-                objects.append(build(flags, src, src + ".o"))
+                objects.append(build(flags, src, src + ".o", folder))
             checked += 1
             same = objects[0] == objects[1]
             print(f"{rel}: {len(ps)} parts, {2 * len(ps)} marker lines: "
@@ -82,7 +87,7 @@ def main():
                 with open(src, "w") as f:
                     f.write("".join(lines[:first] + lines[first + 1:]))
                 os.utime(src, (1e9, 1e9))
-                differs = build(flags, src, src + ".o") != objects[0]
+                differs = build(flags, src, src + ".o", folder) != objects[0]
                 print(f"  (the check can fail: with line {first + 1} deleted instead of blanked, "
                       f"the object {'differs, as it must' if differs else 'is THE SAME: the check is blind'})")
                 failed += not differs
