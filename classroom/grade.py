@@ -44,7 +44,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kit  # noqa: E402
 
 ROOT = kit.ROOT
-TIMEOUT = 900  # seconds any one run may take: a hang is a failure, not a stuck grader
+# Seconds any one run may take (GRADE_TIMEOUT): a hang is a failure, not a stuck grader.
+TIMEOUT = int(os.environ.get("GRADE_TIMEOUT", "600")) if os.environ.get("GRADE_TIMEOUT", "").isdigit() else 600
 
 # The chapters as the grader sees them: the variant its speed item times, the tile near whose
 # multiples the hidden sizes sit, and whether it is a single-pass chapter (--stress).
@@ -68,8 +69,9 @@ CHAPTERS = {
 }
 
 # Functions of chapter 08 a contestant may not change (the variant dispatch, the scratch sizes,
-# the modes and main): the kernel is theirs to tune, what is timed and checked is not.
-CONTEST_FIXED = ["lookback_temp_bytes", "lookback_scan", "two_streams_mode", "main"]
+# the description line, the modes and main): the kernel is theirs to tune, what is timed and checked is not.
+CONTEST_FIXED = ["lookback_temp_bytes", "lookback_scan", "describe_tiles", "two_streams_mode",
+                 "main"]
 
 # Parts that are host code: there `asm` is refused too (a host asm could end the process).
 HOST_PARTS = {"three-steps", "recursion", "digit-scan"}
@@ -121,11 +123,37 @@ class GradeError(Exception):
 # ---------------------------------------------------------------------------------------------
 
 def course_env():
-    out = subprocess.run(["make", "-s", "--no-print-directory", "classroom-env"], cwd=ROOT,
-                         capture_output=True, text=True)
+    """The compilers, flags and objects of the course's last build. The flags come from
+    build/flags.txt, which every make rewrites when its flags change (`make SMS=90 grade` builds
+    common/ for sm_90 first): the students' code is then built exactly as the chapters were.
+    `make classroom-env` is asked with a build folder of its own for the rest, because a make
+    with other flags than the last build's would rewrite build/flags.txt, and the next make would
+    rebuild everything."""
+    build = os.path.join(ROOT, "build")
+    flags_file = os.path.join(build, "flags.txt")
+    if not os.path.isfile(flags_file):
+        raise GradeError("build/flags.txt is missing: run make common (make grade does) first")
+    scratch = os.path.join(build, "grade", "env")
+    out = subprocess.run(["make", "-s", "--no-print-directory", "classroom-env", "BUILD=" + scratch],
+                         cwd=ROOT, capture_output=True, text=True)
     if out.returncode != 0:
         raise GradeError("make classroom-env failed: " + out.stderr.strip())
-    return dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
+    env = dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
+    for key in ("COMMON_HOST_OBJS", "COMMON_CUDA_OBJS", "COMMON_BASELINE_OBJS"):
+        env[key] = env[key].replace(scratch, build)
+    env["BUILD"] = build
+    cc_line, nvcc_line = (open(flags_file).read().splitlines() + ["", ""])[:2]
+    env["CC"], _, env["CFLAGS"] = cc_line.partition(" ")
+    if nvcc_line.startswith(" ") or not nvcc_line:
+        env["NVCC"], env["NVCCFLAGS"], env["GENCODE"] = "", "", ""
+    else:
+        env["NVCC"], _, env["NVCCFLAGS"] = nvcc_line.partition(" ")
+        env["GENCODE"] = " ".join(re.findall(r"-gencode \S+", env["NVCCFLAGS"]))
+    # what a make of the course's own objects must be told to keep these flags
+    sms = re.findall(r"code=sm_(\d+)", env["GENCODE"])
+    env["MAKE_ARGS"] = ([f"SMS={' '.join(sms)}"] if sms else []) + \
+        (["DEBUG=1"] if " -G " in f" {env['NVCCFLAGS']} " else [])
+    return env
 
 
 def gpu_status():
@@ -203,6 +231,33 @@ def tokens(text):
     return re.findall(r"\w+|[^\w\s]", strip_code(text))
 
 
+def defined_functions(text):
+    """Names of the functions a source defines at file scope (a line at column 0 that declares a
+    name followed by '(' and is not a prototype)."""
+    names = set()
+    code = strip_code(text)
+    for m in re.finditer(r"^(?!#)(?:[A-Za-z_][\w\s\*]*?)\b([A-Za-z_]\w*)\s*\(", code, re.M):
+        rest = code[m.end():]
+        close = rest.find(")")
+        after = rest[close + 1:close + 200] if close >= 0 else ""
+        if not after.lstrip().startswith(";") and m.group(1) not in ("if", "for", "while", "switch",
+                                                                      "return", "sizeof"):
+            names.add(m.group(1))
+    return names
+
+
+def check_calls(name, body, solution, course_functions, own_functions):
+    """A part may call what the course's solution of it calls, and what the student wrote in
+    their parts; not the course's other functions (another variant's block scan, the serial
+    path of chapter 01's own driver): that would be the course's code, not theirs."""
+    allowed = set(tokens(solution)) | own_functions
+    reasons = []
+    for t in sorted(set(tokens(body)) & course_functions - allowed):
+        reasons.append(f"part {name}: it calls {t}(), the course's own code outside your parts; "
+                       f"your part may call only what its solution needs and what you write")
+    return reasons
+
+
 def check_part(name, body):
     """Reasons why a part's code is not acceptable (empty: it is)."""
     reasons = []
@@ -262,8 +317,13 @@ def prepare(cfg, folder, sources, student):
             raise kit.MarkerError(f"{s}: the markers of part(s) {', '.join(missing)} are missing; "
                                   f"the grader finds your code between them: put them back "
                                   f"(see ASSIGNMENT.md)")
+        course_functions = defined_functions("".join(kit.outside(ref_text, s)))
+        own_functions = set()
+        for body in theirs.values():
+            own_functions |= defined_functions(body)
         for name, _, body in ref_parts:
             reasons += check_part(name, theirs[name])
+            reasons += check_calls(name, theirs[name], body, course_functions, own_functions)
             if os.path.isfile(os.path.join(kit.KIT, "stubs", name + ".txt")) and \
                     tokens(theirs[name]) == tokens(kit.stub(name)) and name not in stubs:
                 stubs.append(name)
@@ -284,27 +344,36 @@ def prepare(cfg, folder, sources, student):
 
 def contest_source(ref_text, text, s):
     """Chapter 08, the speed contest: the student's whole file, if it keeps the course's
-    includes, the fixed functions (CONTEST_FIXED) and uses no forbidden name outside lines the
-    course's own file has (its CUB variant calls CUB, on purpose)."""
+    includes and the fixed functions (CONTEST_FIXED: what is timed, checked and printed), and
+    names nothing forbidden anywhere else (the fixed functions may: the CUB variant calls CUB on
+    purpose, and the modes copy and allocate)."""
     reasons, notes = [], []
     ref_includes = set(l.strip() for l in ref_text.splitlines() if l.strip().startswith("#include"))
+    rest = text
     for number, line in enumerate(text.splitlines(), 1):
-        if re.match(r"^\s*#\s*include", line) and line.strip() not in ref_includes:
-            reasons.append(f"{s}:{number}: {line.strip()} is not one of the course's includes")
+        if re.match(r"^\s*#\s*include", line):
+            if line.strip() not in ref_includes:
+                reasons.append(f"{s}:{number}: {line.strip()} is not one of the course's includes")
+            rest = rest.replace(line, "", 1)
+        elif re.match(r"^\s*#", line) and not directive_ok(line) and \
+                line.strip() not in set(l.strip() for l in ref_text.splitlines()):
+            reasons.append(f"{s}:{number}: {line.strip()[:50]}: a preprocessor directive the "
+                           f"course's file does not have")
     for f in CONTEST_FIXED:
         mine, ref = function_text(text, f), function_text(ref_text, f)
-        if ref is not None and (mine is None or tokens(mine) != tokens(ref)):
-            reasons.append(f"{s}: {f}() differs from the course's: it chooses and checks what is "
-                           f"timed, so it must stay as it is")
-    ref_lines = set(re.sub(r"\s+", " ", l).strip() for l in ref_text.splitlines())
-    code = strip_code(text)
-    for number, (line, raw) in enumerate(zip(code.splitlines(), text.splitlines()), 1):
-        if re.sub(r"\s+", " ", raw).strip() in ref_lines:
+        if ref is None:
             continue
-        for pattern, why in FORBIDDEN[:4]:
-            m = re.search(pattern, line)
-            if m:
-                reasons.append(f"{s}:{number}: '{m.group(0)}' is not allowed in your code: {why}")
+        if mine is None or tokens(mine) != tokens(ref):
+            reasons.append(f"{s}: {f}() differs from the course's: it chooses, checks or prints "
+                           f"what is timed, so it must stay as it is")
+        elif mine:
+            rest = rest.replace(mine, "", 1)
+    code = strip_code(rest)
+    for pattern, why in FORBIDDEN:
+        for m in re.finditer(pattern, code):
+            if m.group(0) == "main":
+                continue
+            reasons.append(f"{s}: '{m.group(0)}' outside the fixed functions is not allowed: {why}")
     return text, reasons, notes
 
 
@@ -375,7 +444,7 @@ class Build:
         if all(os.path.isfile(self.course_object(s)) for s in sources):
             return True
         status, out = run(["make", "-s", "--no-print-directory", "-C",
-                           os.path.join(ROOT, self.folder), "all"])
+                           os.path.join(ROOT, self.folder), "all"] + self.env["MAKE_ARGS"])
         self.log += out
         return status == 0 and all(os.path.isfile(self.course_object(s)) for s in sources)
 
@@ -825,7 +894,8 @@ def radix_speed(b, n):
     the course's program does the same in another; both as a share of CUB."""
     ref_run = os.path.join(ROOT, kit.RADIX_DIR, "run")
     if not os.access(ref_run, os.X_OK):
-        status, out = run(["make", "-s", "-C", os.path.join(ROOT, kit.RADIX_DIR), "all"])
+        status, out = run(["make", "-s", "-C", os.path.join(ROOT, kit.RADIX_DIR), "all"] +
+                          b.env["MAKE_ARGS"])
         if status:
             return None, out
     results = []

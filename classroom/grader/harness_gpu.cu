@@ -20,8 +20,10 @@
  *                                         R rounds; each times a cudaMemcpy device-to-device of
  *                                         n elements, the student's VARIANT and the reference's
  *                                         (median of K launches each, the order of the two
- *                                         alternating from round to round); then both outputs
- *                                         are checked. Prints one line `speed: key=value ...`.
+ *                                         alternating from round to round; the output poisoned
+ *                                         before every launch, outside the timing, and the last
+ *                                         one of each round checked), then both outputs once
+ *                                         more. Prints one line `speed: key=value ...`.
  * The seed is GRADE_SEED from the environment when set. Exit status: 0 passed (or measured and
  * right), 1 a result was wrong, 2 bad usage, 3 CUDA trouble (docs/CONVENTIONS.md §4).
  */
@@ -164,14 +166,21 @@ typedef struct timed {
     scratch s;             /**< its scratch */
 } timed;
 
-/** Median ms of `reps` launches of `t` (after 3 untimed ones), each between two events. */
-static double time_launch(const timed *t, const int32_t *d_in, int32_t *d_out, size_t n, int reps)
+/**
+ * Median ms of `reps` launches of `t` (after 3 untimed ones), each between two events. The output
+ * is poisoned before every launch (outside the events), and the last launch's output is compared
+ * with `ref` (`*right` is cleared if it is wrong): a launcher that skipped its work when the
+ * output already held the answer would be timed doing nothing and caught here, not scored.
+ */
+static double time_launch(const timed *t, const int32_t *d_in, int32_t *d_out, size_t n, int reps,
+                          int32_t *out, const int32_t *ref, int *right)
 {
     cudaEvent_t start, stop;
     double *ms = (double *)xmalloc((size_t)reps * sizeof(double), "the timings");
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     for (int r = -3; r < reps; ++r) {
+        CUDA_CHECK(cudaMemsetAsync(d_out, POISON_BYTE, n * sizeof(int32_t), 0));
         CUDA_CHECK(cudaEventRecord(start, 0));
         t->ch->scan(t->v, d_in, d_out, n, 0, t->s.d, t->s.bytes);
         CUDA_CHECK(cudaEventRecord(stop, 0));
@@ -184,6 +193,9 @@ static double time_launch(const timed *t, const int32_t *d_in, int32_t *d_out, s
     }
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
+    CUDA_CHECK(cudaMemcpy(out, d_out, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
+    if (verify_scan(ref, out, n).mismatches)
+        *right = 0;
     const double m = median(ms, reps);
     free(ms);
     return m;
@@ -256,12 +268,13 @@ static int speed(const gpu_chapter *student, const gpu_chapter *reference,
     double *ratio = (double *)xmalloc((size_t)rq->rounds * sizeof(double), "the timings");
     double *share_s = (double *)xmalloc((size_t)rq->rounds * sizeof(double), "the timings");
     double *share_r = (double *)xmalloc((size_t)rq->rounds * sizeof(double), "the timings");
+    int right[2] = {1, 1};
     for (int round = 0; round < rq->rounds; ++round) {
         double ms[2];
         copy[round] = time_memcpy(d_out, d_in, n, rq->reps);
         for (int k = 0; k < 2; ++k) {
             const int which = (round + k) % 2; /* the student first in even rounds */
-            ms[which] = time_launch(&t[which], d_in, d_out, n, rq->reps);
+            ms[which] = time_launch(&t[which], d_in, d_out, n, rq->reps, out, ref, &right[which]);
         }
         share_s[round] = 100.0 * copy[round] / ms[0];
         share_r[round] = 100.0 * copy[round] / ms[1];
@@ -270,8 +283,8 @@ static int speed(const gpu_chapter *student, const gpu_chapter *reference,
                "(%.1f %%)\n", round, copy[round] * 1e3, ms[0] * 1e3, share_s[round],
                ms[1] * 1e3, share_r[round]);
     }
-    const int right_s = output_right(&t[0], d_in, d_out, out, ref, n);
-    const int right_r = output_right(&t[1], d_in, d_out, out, ref, n);
+    const int right_s = right[0] && output_right(&t[0], d_in, d_out, out, ref, n);
+    const int right_r = right[1] && output_right(&t[1], d_in, d_out, out, ref, n);
     double lo = copy[0], hi = copy[0];
     for (int r = 1; r < rq->rounds; ++r) {
         lo = copy[r] < lo ? copy[r] : lo;
