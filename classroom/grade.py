@@ -48,11 +48,12 @@ ROOT = kit.ROOT
 TIMEOUT = int(os.environ.get("GRADE_TIMEOUT", "600")) if os.environ.get("GRADE_TIMEOUT", "").isdigit() else 600
 
 # The chapters as the grader sees them: the variant its speed item times, the tile near whose
-# multiples the hidden sizes sit, and whether it is a single-pass chapter (--stress).
+# multiples the hidden sizes sit, whether it is a single-pass chapter (--stress), and the
+# segment length of the segmented scans of chapters 02 and 03 (each segment scanned on its own).
 CHAPTERS = {
     1: {"cpu": True, "tile": None},
-    2: {"speed": "shfl", "tile": 512, "extra": [31, 33, 32 * 1000 + 7]},
-    3: {"speed": "sklansky", "tile": 1024},
+    2: {"speed": "shfl", "tile": 512, "segment": 32, "extra": [31, 33, 32 * 1000 + 7]},
+    3: {"speed": "sklansky", "tile": 1024, "segment": 1024},
     4: {"speed": "scan-then-fan", "tile": 1024, "extra": [(1 << 20) - 1, (1 << 20) + 1,
                                                          (1 << 20) + 1025, 1024 * 1025 * 3]},
     5: {"speed": "reduce-then-scan", "tile": 1024, "extra": [(1 << 21) + 1, (1 << 22) - 3,
@@ -571,27 +572,32 @@ def vector_file(folder, seed, n):
     return path
 
 
-def expected(path, radix, exclusive):
+def expected(path, radix, exclusive, segment=0):
     """The right output for a vector file, computed once and kept beside it."""
-    done = path + (".sorted" if radix else ".exclusive" if exclusive else ".inclusive")
+    done = path + (".sorted" if radix else (".exclusive" if exclusive else ".inclusive") +
+                   (f".segment{segment}" if segment else ""))
     if not os.path.isfile(done):
-        data = expected_sort(path) if radix else expected_scan(path, exclusive)
+        data = expected_sort(path) if radix else expected_scan(path, exclusive, segment)
         with open(done + ".tmp", "wb") as f:
             f.write(data)
         os.rename(done + ".tmp", done)
     return open(done, "rb").read()
 
 
-def expected_scan(path, exclusive):
-    """The inclusive or exclusive scan of the int32 file, in Python: the grader's own check."""
+def expected_scan(path, exclusive, segment=0):
+    """The inclusive or exclusive scan of the int32 file (every `segment` elements on their own
+    when segment is not 0), in Python: the grader's own check."""
     a = array.array("i")
     with open(path, "rb") as f:
         a.frombytes(f.read())
     if sys.byteorder != "little":
         a.byteswap()
-    sums = itertools.accumulate(a, lambda s, x: (s + x) & 0xffffffff, initial=0)
-    vals = list(sums)
-    vals = vals[:-1] if exclusive else vals[1:]
+    vals = []
+    step = segment or len(a) or 1
+    for first in range(0, len(a), step):
+        sums = list(itertools.accumulate(a[first:first + step],
+                                         lambda s, x: (s + x) & 0xffffffff, initial=0))
+        vals += sums[:-1] if exclusive else sums[1:]
     out = array.array("i", ((v - (1 << 32)) if v >= (1 << 31) else v for v in vals))
     return out.tobytes() if sys.byteorder == "little" else (out.byteswap() or out.tobytes())
 
@@ -701,6 +707,10 @@ def grade(number, student, out_dir, gpu, env):
     b = Build(env, cfg, folder, sources, graded, work)
     if not b.build():
         it_build["output"] = "the build failed:\n" + tail(b.log, 30)
+        if any("outside your parts differ" in n for n in notes):
+            it_build["output"] += ("\n(your file changes lines outside your parts, which the "
+                                   "grader does not use: a helper or a name you added there is "
+                                   "missing here; put everything your code needs inside a part)")
         for i in items[2:]:
             i["output"] = "not run: the build failed"
         return finish()
@@ -788,7 +798,8 @@ def hidden(b, cfg, it, vectors, seed):
         what = (f"n = {n}" + (", exclusive" if exclusive else "") + (", in place" if in_place else ""))
         ok = status == 0 and os.path.isfile(target)
         if ok and n <= (1 << 25):
-            ok = open(target, "rb").read() == expected(path, cfg.get("radix"), exclusive)
+            ok = open(target, "rb").read() == expected(path, cfg.get("radix"), exclusive,
+                                                       cfg.get("segment", 0))
             if not ok and status == 0:
                 what += " (the program said it was right, the grader's check says it is not)"
         elif ok:
@@ -976,7 +987,12 @@ def main(argv):
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         log(f"grading {e} ...")
-        r = grade(number, os.path.join(path, e), d, gpu, env)
+        try:
+            r = grade(number, os.path.join(path, e), d, gpu, env)
+        except Exception as exc:  # one broken submission must not stop the class
+            log(f"  {e}: the grader failed on it ({type(exc).__name__}: {exc}); grade it alone")
+            rows.append([e, "", "", "", f"grader error: {type(exc).__name__}: {exc}"])
+            continue
         names = names or [t["name"] for t in r["tests"]]
         rows.append([e, f"{r['score']:g}", f"{r['extra_data']['max_score']:g}",
                      "yes" if r["extra_data"]["partial"] else "no"] +

@@ -20,6 +20,7 @@ and renamed into place; DIR must not exist yet (or be an empty folder).
 Exit status: 0 written; 2 bad arguments (nothing written).
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -81,6 +82,13 @@ def choose(words):
     return chapters, radix
 
 
+def unlink(text, left_out):
+    """Markdown with every link into a left-out chapter turned into its text: the notes keep
+    their words, and the docs build (which refuses a link to a missing page) still passes."""
+    folders = "|".join(re.escape(f) for f in left_out)
+    return re.sub(r"\[([^\]]*)\]\((?:\.\./)*(?:" + folders + r")/[^)]*\)", r"\1", text)
+
+
 def plan(chapters, radix):
     """What the copy holds for these choices: (chapter folders kept, chapter folders left out,
     names of the parts stubbed). Every part whose home is a chosen chapter (or the assignment)
@@ -122,7 +130,10 @@ def main():
             src = os.path.join(kit.ROOT, rel)
             dst = os.path.join(work, rel)
             os.makedirs(os.path.dirname(dst), exist_ok=True)
-            if rel.endswith((".c", ".cu", ".h")):
+            if rel.endswith(".md") and left_out:
+                with open(dst, "w") as f:
+                    f.write(unlink(open(src).read(), left_out))
+            elif rel.endswith((".c", ".cu", ".h")):
                 text = open(src).read()
                 with open(dst, "w") as f:
                     f.write(kit.replace_parts(text, bodies, rel))

@@ -12,6 +12,7 @@
  * the environment, when set. Run as `harness --self-test [-n N]`; exit 0 when every case passed,
  * 1 otherwise (docs/CONVENTIONS.md §4).
  */
+#include "battery_sizes.h"
 #include "data.h"
 #include "io.h"
 #include "selftest.h"
@@ -19,21 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/** The battery's sizes for a tile (the self-test's list, docs/CONVENTIONS.md §5); returns the count. */
-static int in_place_sizes(size_t tile, size_t limit, size_t *sizes)
-{
-    const size_t fixed[] = {0, 1, 2, 31, 32, 33, 1023, 1024, 1025, 1000003, ((size_t)1 << 24) + 1};
-    const size_t extra[] = {tile - 1, tile, tile + 1, 3 * tile + 7};
-    int count = 0;
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i)
-        if (fixed[i] <= limit)
-            sizes[count++] = fixed[i];
-    for (size_t i = 0; tile > 0 && i < sizeof extra / sizeof extra[0]; ++i)
-        if (extra[i] <= limit)
-            sizes[count++] = extra[i];
-    return count;
-}
 
 /** The seed: GRADE_SEED when set (the instructor's), else the chapter's. */
 static uint64_t grade_seed(uint64_t fallback)
@@ -45,7 +31,7 @@ static uint64_t grade_seed(uint64_t fallback)
 int self_test_run(const scan_program *prog, const scan_options *opt, const self_test_config *cfg,
                   scan_fn fn, void *ctx)
 {
-    size_t sizes[16], largest = 0;
+    size_t sizes[IN_PLACE_MAX_SIZES], largest = 0;
     const size_t limit = opt->n_given ? opt->n : (size_t)-1;
     const int count = in_place_sizes(cfg->tile, limit, sizes);
     const uint64_t seed = grade_seed(opt->seed);

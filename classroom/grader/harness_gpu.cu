@@ -27,6 +27,7 @@
  * The seed is GRADE_SEED from the environment when set. Exit status: 0 passed (or measured and
  * right), 1 a result was wrong, 2 bad usage, 3 CUDA trouble (docs/CONVENTIONS.md §4).
  */
+#include "battery_sizes.h"
 #include "cli.h"
 #include "cuda_util.h"
 #include "data.h"
@@ -54,21 +55,6 @@ typedef struct harness_request {
 
 static harness_request g_request;
 
-/** The battery's sizes below `limit` for a tile (docs/CONVENTIONS.md §5). */
-static int in_place_sizes(size_t tile, size_t limit, size_t *sizes)
-{
-    const size_t fixed[] = {0, 1, 2, 31, 32, 33, 1023, 1024, 1025, 1000003, ((size_t)1 << 24) + 1};
-    const size_t extra[] = {tile - 1, tile, tile + 1, 3 * tile + 7};
-    int count = 0;
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i)
-        if (fixed[i] <= limit)
-            sizes[count++] = fixed[i];
-    for (size_t i = 0; i < sizeof extra / sizeof extra[0]; ++i)
-        if (extra[i] <= limit)
-            sizes[count++] = extra[i];
-    return count;
-}
-
 /** One variant's scratch: zeroed once if the variant keeps state there, else poisoned before
     every run (gpu_chapter::temp_is_state). */
 typedef struct scratch {
@@ -95,7 +81,7 @@ static void scratch_before_run(const gpu_chapter *ch, int v, const scratch *s)
 /** `--in-place`: every variant with d_out == d_in. */
 static int in_place(const gpu_chapter *ch, const harness_request *rq)
 {
-    size_t sizes[16], largest = 0;
+    size_t sizes[IN_PLACE_MAX_SIZES], largest = 0;
     const size_t limit = rq->n ? rq->n : (size_t)-1;
     const int count = in_place_sizes(ch->tile, limit, sizes);
     for (int i = 0; i < count; ++i)

@@ -181,6 +181,14 @@ def main():
               status == 1 and "LEAK" in out, out[-300:])
         status, out = run([sys.executable, os.path.join(kit.KIT, "starter.py"), copy])
         check("make starter refuses a folder that exists", status == 2, out)
+        week1 = os.path.join(tmp, "week1")
+        status, out = run([sys.executable, os.path.join(kit.KIT, "starter.py"), week1, "1", "2", "3"])
+        links = [f"{top}/{n}: {m.group(0)}" for top, _, names in os.walk(week1) for n in names
+                 if n.endswith(".md") for m in re.finditer(r"\]\((\.\./)*0[4-9]_[^)]*\)",
+                                                          open(os.path.join(top, n)).read())]
+        check("a starter of chapters 1-3 leaves out 04-09 and links none of them (make docs "
+              "refuses links to missing pages)", status == 0 and not links and
+              not os.path.exists(os.path.join(week1, "04_scan_then_fan")), "\n".join(links[:5]) or out)
         built = dict(build_starter(copy, tmp))
         ch1 = built.get("01_cpu_serial")
         if ch1:
