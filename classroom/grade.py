@@ -63,9 +63,10 @@ CHAPTERS = {
     7: {"speed": "decoupled-lookback", "tile": 1024, "stress": True,
         "extra": [32 * 1024, 32 * 1024 + 1, 33 * 1024 + 5, 64 * 1024 + 1]},
     8: {"speed": "decoupled-lookback", "tile": 4096, "stress": True, "contest": True,
-        "sanitize_variant": "decoupled-lookback",
+        "sanitize_variant": "decoupled-lookback", "file_variant": "decoupled-lookback",
         "extra": [32 * 4096 + 1, 256 * 4096 + 3, 257 * 4096 - 1]},
     "radix": {"radix": True, "speed": "radix-sort", "tile": 2048, "sanitize_variant": "radix-sort",
+              "file_variant": "radix-sort",
               "extra": [255, 257, 2048 * 33 + 1]},
 }
 
@@ -792,8 +793,11 @@ def hidden(b, cfg, it, vectors, seed):
             os.remove(target)
         if in_place:
             shutil.copyfile(path, target)
+        # a chapter that runs CUB beside the student's code writes the last variant's output:
+        # the student's variant alone, so that the file checked is theirs
         cmd = [b.run, "--input", target if in_place else path, "--output", target] + \
-              (["--exclusive"] if exclusive else [])
+              (["--exclusive"] if exclusive else []) + \
+              (["--variant", cfg["file_variant"]] if cfg.get("file_variant") else [])
         status, out = run(cmd)
         what = (f"n = {n}" + (", exclusive" if exclusive else "") + (", in place" if in_place else ""))
         ok = status == 0 and os.path.isfile(target)
