@@ -120,7 +120,8 @@ __global__ void scan_tile_kernel(uint32_t *data, size_t m, uint32_t *tile_total)
     __syncthreads(); /* every warp total is written */
     uint32_t before = inclusive - sum, total = 0;
     for (int w = 0; w < BLOCK_WARPS; ++w) {
-        before += w < warp ? warp_total[w] : 0;
+        if (w < warp)
+            before += warp_total[w]; /* the warps before this one */
         total += warp_total[w];
     }
     for (int k = 0; k < 4; ++k) {
