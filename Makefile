@@ -26,7 +26,7 @@ ASAN_BINS := $(ASAN_DIR)/cpu_serial $(ASAN_DIR)/test_common
 # The baselines of make bench: CUB and Thrust through the chapters' driver.
 BENCH_BASELINES := $(if $(NVCC),$(BUILD)/bench/baselines)
 
-.PHONY: help all common tests test bench sanitize docs figures clean $(READY)
+.PHONY: help all common tests test bench sanitize docs figures clean classroom-env starter grade grade-class $(READY)
 .DEFAULT_GOAL := help
 
 help:
@@ -38,6 +38,9 @@ help:
 	@echo "  make sanitize    compute-sanitizer memcheck, racecheck, synccheck on the GPU chapters"
 	@echo "  make docs        Doxygen HTML into build/docs/html (warnings are errors)"
 	@echo "  make figures     redraw the figures in docs/figures (from the models in tests/scan_networks.c)"
+	@echo "  make starter DIR=path [CHAPTERS=\"2 3 7\"]   the student's copy: their parts stubbed, no answers"
+	@echo "  make grade CH=N STUDENT=path [OUT=dir]       grade one submission (N = 1-8 or radix): table, results.json"
+	@echo "  make grade-class CH=N CLASS=folder [OUT=dir] grade a folder of submissions into grades.csv"
 	@echo "  make clean       remove build/ and every ./run"
 	@echo "  make help        this list"
 	@echo "Options: SMS=\"$(SMS)\" (GPU architectures; SMS=90 for a fast H100/H200 build), DEBUG=1 (-G -O0)"
@@ -134,6 +137,37 @@ docs:
 figures: $(TEST_BIN)/scan_networks
 	@mkdir -p docs/figures
 	$(TEST_BIN)/scan_networks --svg docs/figures
+
+# ---- the classroom kit (classroom/; docs/instructor.md): the student's copy and the grader ----
+
+# The compilers, flags and objects, for the kit's tools, which build students' code exactly as
+# the chapters are built.
+classroom-env:
+	@printf '%s\n' 'CC=$(CC)' 'CFLAGS=$(CFLAGS)' 'NVCC=$(NVCC)' 'NVCCFLAGS=$(NVCCFLAGS)' \
+	  'GENCODE=$(GENCODE)' 'LDLIBS=$(LDLIBS)' 'BUILD=$(BUILD)' 'SMS=$(SMS)' \
+	  'COMMON_HOST_OBJS=$(COMMON_HOST_OBJS)' 'COMMON_CUDA_OBJS=$(COMMON_CUDA_OBJS)' \
+	  'COMMON_BASELINE_OBJS=$(COMMON_BASELINE_OBJS)' 'ASAN_FLAGS=$(ASAN_FLAGS)'
+
+# The student's copy: make starter DIR=path [CHAPTERS="2 3 7"] (classroom/starter.py says what
+# goes in it). A student's copy has no classroom/ tools: there these targets say so.
+KIT_TOOL = @command -v python3 >/dev/null || { echo "make $@ needs python3"; exit 2; }; \
+  [ -f classroom/$(1) ] || { echo "make $@ is the instructor's: this copy of the course has no classroom/$(1)"; exit 2; }
+starter:
+	$(call KIT_TOOL,starter.py)
+	@python3 classroom/starter.py "$(DIR)" $(CHAPTERS)
+
+# The grader: make grade CH=N STUDENT=path [OUT=dir]; make grade-class CH=N CLASS=folder [OUT=dir]
+# (classroom/grade.py says what it checks; GRADE_SEED sets the hidden vectors' seed).
+GRADE_NEEDS := common $(if $(NVCC),$(TEST_BIN)/cuda_probe)
+grade:
+	$(call KIT_TOOL,grade.py)
+	@$(MAKE) --no-print-directory $(GRADE_NEEDS)
+	@python3 classroom/grade.py one "$(CH)" "$(STUDENT)" "$(OUT)"
+
+grade-class:
+	$(call KIT_TOOL,grade.py)
+	@$(MAKE) --no-print-directory $(GRADE_NEEDS)
+	@python3 classroom/grade.py class "$(CH)" "$(CLASS)" "$(OUT)"
 
 clean:
 	rm -rf $(BUILD) run $(addsuffix /run,$(CHAPTER_DIRS))

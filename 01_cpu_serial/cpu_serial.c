@@ -107,6 +107,7 @@ static void scan_threads(const int32_t *in, int32_t *out, size_t n, int exclusiv
         size_t begin, end;
         slice_of(n, t, threads, &begin, &end);
 
+        /* [student part: three-steps; explained in 01_cpu_serial/README.md, "Idea"] */
         uint32_t aggregate = 0;
         for (size_t i = begin; i < end; ++i)
             aggregate += (uint32_t)in[i];
@@ -123,6 +124,7 @@ static void scan_threads(const int32_t *in, int32_t *out, size_t n, int exclusiv
         }
 
         scan_serial(in + begin, out + begin, end - begin, exclusive, prefix[t]);
+        /* [end of student part: three-steps] */
     }
     free(prefix);
 }

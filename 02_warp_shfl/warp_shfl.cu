@@ -23,6 +23,7 @@
 #include "gpu_driver.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 /** Threads of one warp: the segment length of this chapter. */
 #define WARP_THREADS 32
@@ -61,6 +62,7 @@ static const char *const VARIANT_SYNCS[VARIANT_COUNT] = {"0", "11 warp", "11 blo
  */
 __device__ uint32_t warp_inclusive_scan(uint32_t x)
 {
+    /* [student part: warp-scan; explained in 02_warp_shfl/README.md, "Idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
     for (int offset = 1; offset < WARP_THREADS; offset *= 2) {
         /* Every lane executes the shuffle, even those that do not use the result: a lane named
@@ -71,6 +73,7 @@ __device__ uint32_t warp_inclusive_scan(uint32_t x)
             x += below;
     }
     return x;
+    /* [end of student part: warp-scan] */
 }
 
 /**

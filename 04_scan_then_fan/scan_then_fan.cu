@@ -74,6 +74,7 @@ static const char *const VARIANT_NAMES[VARIANT_COUNT] = {"scan-then-fan"};
  */
 __device__ uint32_t warp_inclusive_scan(uint32_t x)
 {
+    /* [student part: warp-scan; explained in 02_warp_shfl/README.md, "Idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
     for (int offset = 1; offset < WARP_THREADS; offset *= 2) {
         /* Every lane executes the shuffle, even those that do not use the result: a lane named
@@ -84,6 +85,7 @@ __device__ uint32_t warp_inclusive_scan(uint32_t x)
             x += below;
     }
     return x;
+    /* [end of student part: warp-scan] */
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -117,8 +119,10 @@ __device__ void load_tile(const int32_t *in, size_t n, size_t tile_first,
             item[4 * v + 3] = q.w;
         }
     } else {
+        /* [student part: ragged-load; explained in 03_block_scan/README.md, "Walkthrough"] */
         for (int k = 0; k < ITEMS_PER_THREAD; ++k)
             item[k] = first + k < n ? (uint32_t)in[first + k] : 0;
+        /* [end of student part: ragged-load] */
     }
 }
 
@@ -188,9 +192,11 @@ __device__ void store_tile(int32_t *out, size_t n, size_t tile_first,
             vector[v] = make_uint4(result[4 * v], result[4 * v + 1], result[4 * v + 2],
                                    result[4 * v + 3]);
     } else {
+        /* [student part: ragged-store; explained in 03_block_scan/README.md, "Walkthrough"] */
         for (int k = 0; k < ITEMS_PER_THREAD; ++k)
             if (first + k < n)
                 out[first + k] = (int32_t)result[k];
+        /* [end of student part: ragged-store] */
     }
 }
 
@@ -245,6 +251,7 @@ __global__ void scan_tiles_kernel(const int32_t *in, int32_t *out, size_t n, int
  */
 __global__ void add_carries_kernel(int32_t *out, size_t n, const int32_t *tile_carry)
 {
+    /* [student part: carry-kernel; explained in 04_scan_then_fan/README.md, "Walkthrough"] */
     const size_t tile = (size_t)blockIdx.x + 1;
     const size_t first = tile * TILE_ITEMS + (size_t)threadIdx.x * 4;
     const uint32_t carry = (uint32_t)tile_carry[tile]; /* one word, broadcast to the block */
@@ -260,6 +267,7 @@ __global__ void add_carries_kernel(int32_t *out, size_t n, const int32_t *tile_c
         for (size_t i = first; i < first + 4 && i < n; ++i)
             out[i] = (int32_t)((uint32_t)out[i] + carry);
     }
+    /* [end of student part: carry-kernel] */
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -326,6 +334,7 @@ static double scan_then_fan_traffic(int variant, size_t n)
 static void scan_then_fan(const int32_t *d_in, int32_t *d_out, size_t n, int exclusive,
                           int32_t *d_scratch)
 {
+    /* [student part: recursion; explained in 04_scan_then_fan/README.md, "Idea"] */
     const size_t tiles = tile_count(n);
     if (tiles == 0)
         return;
@@ -342,6 +351,7 @@ static void scan_then_fan(const int32_t *d_in, int32_t *d_out, size_t n, int exc
     scan_then_fan(d_carry, d_carry, tiles, 1, d_scratch + scratch_slice(tiles));
     add_carries_kernel<<<(unsigned)(tiles - 1), FAN_THREADS>>>(d_out, n, d_carry);
     CUDA_CHECK_LAUNCH();
+    /* [end of student part: recursion] */
 }
 
 /**

@@ -64,6 +64,7 @@ static const char *const VARIANT_NAMES[VARIANT_COUNT] = {"reduce-then-scan"};
  */
 __device__ uint32_t warp_inclusive_scan(uint32_t x)
 {
+    /* [student part: warp-scan; explained in 02_warp_shfl/README.md, "Idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
     for (int offset = 1; offset < WARP_THREADS; offset *= 2) {
         /* Every lane executes the shuffle, even those that do not use the result: a lane named
@@ -74,6 +75,7 @@ __device__ uint32_t warp_inclusive_scan(uint32_t x)
             x += below;
     }
     return x;
+    /* [end of student part: warp-scan] */
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -107,8 +109,10 @@ __device__ void load_tile(const int32_t *in, size_t n, size_t tile_first,
             item[4 * v + 3] = q.w;
         }
     } else {
+        /* [student part: ragged-load; explained in 03_block_scan/README.md, "Walkthrough"] */
         for (int k = 0; k < ITEMS_PER_THREAD; ++k)
             item[k] = first + k < n ? (uint32_t)in[first + k] : 0;
+        /* [end of student part: ragged-load] */
     }
 }
 
@@ -178,9 +182,11 @@ __device__ void store_tile(int32_t *out, size_t n, size_t tile_first,
             vector[v] = make_uint4(result[4 * v], result[4 * v + 1], result[4 * v + 2],
                                    result[4 * v + 3]);
     } else {
+        /* [student part: ragged-store; explained in 03_block_scan/README.md, "Walkthrough"] */
         for (int k = 0; k < ITEMS_PER_THREAD; ++k)
             if (first + k < n)
                 out[first + k] = (int32_t)result[k];
+        /* [end of student part: ragged-store] */
     }
 }
 
@@ -261,6 +267,7 @@ __global__ void scan_chunks_kernel(const int32_t *in, int32_t *out, size_t n,
                                    size_t tiles_per_block, const int32_t *block_prefix,
                                    int exclusive)
 {
+    /* [student part: seeded-scan; explained in 05_reduce_then_scan/README.md, "Idea"] */
     const size_t chunk_first = (size_t)blockIdx.x * tiles_per_block * TILE_ITEMS;
     const size_t chunk_end = chunk_first + tiles_per_block * TILE_ITEMS;
     uint32_t carry = block_prefix ? (uint32_t)block_prefix[blockIdx.x] : 0;
@@ -273,6 +280,7 @@ __global__ void scan_chunks_kernel(const int32_t *in, int32_t *out, size_t n,
         carry += aggregate;
         __syncthreads(); /* block_scan_tile()'s shared totals are rewritten by the next tile */
     }
+    /* [end of student part: seeded-scan] */
 }
 
 /* ------------------------------------------------------------------------------------------ */

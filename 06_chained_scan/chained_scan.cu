@@ -83,6 +83,7 @@ static const char *const CHUNK_COLUMN[VARIANT_COUNT] = {"1024", "16384", "262144
  */
 __device__ uint32_t warp_inclusive_scan(uint32_t x)
 {
+    /* [student part: warp-scan; explained in 02_warp_shfl/README.md, "Idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
     for (int offset = 1; offset < WARP_THREADS; offset *= 2) {
         /* Every lane executes the shuffle, even those that do not use the result: a lane named
@@ -93,6 +94,7 @@ __device__ uint32_t warp_inclusive_scan(uint32_t x)
             x += below;
     }
     return x;
+    /* [end of student part: warp-scan] */
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -126,8 +128,10 @@ __device__ void load_tile(const int32_t *in, size_t n, size_t tile_first,
             item[4 * v + 3] = q.w;
         }
     } else {
+        /* [student part: ragged-load; explained in 03_block_scan/README.md, "Walkthrough"] */
         for (int k = 0; k < ITEMS_PER_THREAD; ++k)
             item[k] = first + k < n ? (uint32_t)in[first + k] : 0;
+        /* [end of student part: ragged-load] */
     }
 }
 
@@ -197,9 +201,11 @@ __device__ void store_tile(int32_t *out, size_t n, size_t tile_first,
             vector[v] = make_uint4(result[4 * v], result[4 * v + 1], result[4 * v + 2],
                                    result[4 * v + 3]);
     } else {
+        /* [student part: ragged-store; explained in 03_block_scan/README.md, "Walkthrough"] */
         for (int k = 0; k < ITEMS_PER_THREAD; ++k)
             if (first + k < n)
                 out[first + k] = (int32_t)result[k];
+        /* [end of student part: ragged-store] */
     }
 }
 
@@ -306,6 +312,7 @@ __device__ void watchdog(unsigned *spins, unsigned long long *since, unsigned lo
 __device__ uint32_t wait_and_publish(unsigned long long *descriptors, unsigned long long chunk,
                                      uint32_t aggregate)
 {
+    /* [student part: wait-and-publish; explained in 06_chained_scan/README.md, "Idea"] */
     uint32_t exclusive = 0;
     if (chunk > 0) {
         unsigned long long word;
@@ -320,6 +327,7 @@ __device__ uint32_t wait_and_publish(unsigned long long *descriptors, unsigned l
     store_descriptor(&descriptors[chunk],
                      (unsigned long long)TILE_PREFIX << 32 | (uint32_t)(exclusive + aggregate));
     return exclusive;
+    /* [end of student part: wait-and-publish] */
 }
 
 /**

@@ -78,6 +78,7 @@ static const char *const VARIANT_NAMES[VARIANT_COUNT] = {"decoupled-lookback"};
  */
 __device__ uint32_t warp_inclusive_scan(uint32_t x)
 {
+    /* [student part: warp-scan; explained in 02_warp_shfl/README.md, "Idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
     for (int offset = 1; offset < WARP_THREADS; offset *= 2) {
         /* Every lane executes the shuffle, even those that do not use the result: a lane named
@@ -88,6 +89,7 @@ __device__ uint32_t warp_inclusive_scan(uint32_t x)
             x += below;
     }
     return x;
+    /* [end of student part: warp-scan] */
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -121,8 +123,10 @@ __device__ void load_tile(const int32_t *in, size_t n, size_t tile_first,
             item[4 * v + 3] = q.w;
         }
     } else {
+        /* [student part: ragged-load; explained in 03_block_scan/README.md, "Walkthrough"] */
         for (int k = 0; k < ITEMS_PER_THREAD; ++k)
             item[k] = first + k < n ? (uint32_t)in[first + k] : 0;
+        /* [end of student part: ragged-load] */
     }
 }
 
@@ -192,9 +196,11 @@ __device__ void store_tile(int32_t *out, size_t n, size_t tile_first,
             vector[v] = make_uint4(result[4 * v], result[4 * v + 1], result[4 * v + 2],
                                    result[4 * v + 3]);
     } else {
+        /* [student part: ragged-store; explained in 03_block_scan/README.md, "Walkthrough"] */
         for (int k = 0; k < ITEMS_PER_THREAD; ++k)
             if (first + k < n)
                 out[first + k] = (int32_t)result[k];
+        /* [end of student part: ragged-store] */
     }
 }
 
@@ -297,10 +303,12 @@ __device__ unsigned long long pack_descriptor(unsigned state, uint32_t value)
 __device__ void publish_aggregate(unsigned long long *descriptors, unsigned tile,
                                   uint32_t aggregate)
 {
+    /* [student part: publish-aggregate; explained in 07_decoupled_lookback/README.md, "Idea"] */
     if (tile == 0)
         store_descriptor(&descriptors[0], pack_descriptor(TILE_PREFIX, aggregate));
     else
         store_descriptor(&descriptors[tile], pack_descriptor(TILE_AGGREGATE, aggregate));
+    /* [end of student part: publish-aggregate] */
 }
 
 /**
@@ -323,6 +331,7 @@ __device__ void publish_aggregate(unsigned long long *descriptors, unsigned tile
  */
 __device__ uint32_t look_back(unsigned long long *descriptors, unsigned tile, uint32_t aggregate)
 {
+    /* [student part: look-back; explained in 07_decoupled_lookback/README.md, "Idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
     if (tile == 0)
         return 0;
@@ -355,6 +364,7 @@ __device__ uint32_t look_back(unsigned long long *descriptors, unsigned tile, ui
         store_descriptor(&descriptors[tile],
                          pack_descriptor(TILE_PREFIX, exclusive_prefix + aggregate));
     return exclusive_prefix;
+    /* [end of student part: look-back] */
 }
 
 /**
@@ -380,8 +390,10 @@ __global__ void lookback_scan_kernel(const int32_t *in, int32_t *out, size_t n,
 {
     __shared__ unsigned tile_id;
     __shared__ uint32_t tile_exclusive_prefix;
+    /* [student part: tile-draw; explained in 07_decoupled_lookback/README.md, "Idea"] */
     if (threadIdx.x == 0)
         tile_id = atomicAdd(next_tile, 1u);
+    /* [end of student part: tile-draw] */
     __syncthreads(); /* tile_id is written */
     const size_t tile_first = (size_t)tile_id * TILE_ITEMS;
 

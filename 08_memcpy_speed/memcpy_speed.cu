@@ -120,6 +120,7 @@ static const char *const VARIANT_NAMES[VARIANT_COUNT] = {"decoupled-lookback", "
  */
 __device__ uint32_t warp_inclusive_scan(uint32_t x)
 {
+    /* [student part: warp-scan; explained in 02_warp_shfl/README.md, "Idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
     for (int offset = 1; offset < WARP_THREADS; offset *= 2) {
         /* Every lane executes the shuffle, even those that do not use the result: a lane named
@@ -130,6 +131,7 @@ __device__ uint32_t warp_inclusive_scan(uint32_t x)
             x += below;
     }
     return x;
+    /* [end of student part: warp-scan] */
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -231,10 +233,12 @@ __device__ unsigned long long pack_descriptor(unsigned state, uint32_t value)
 __device__ void publish_aggregate(unsigned long long *descriptors, unsigned tile,
                                   uint32_t aggregate)
 {
+    /* [student part: publish-aggregate; explained in 07_decoupled_lookback/README.md, "Idea"] */
     if (tile == 0)
         store_descriptor(&descriptors[0], pack_descriptor(TILE_PREFIX, aggregate));
     else
         store_descriptor(&descriptors[tile], pack_descriptor(TILE_AGGREGATE, aggregate));
+    /* [end of student part: publish-aggregate] */
 }
 
 /**
@@ -257,6 +261,7 @@ __device__ void publish_aggregate(unsigned long long *descriptors, unsigned tile
  */
 __device__ uint32_t look_back(unsigned long long *descriptors, unsigned tile, uint32_t aggregate)
 {
+    /* [student part: look-back; explained in 07_decoupled_lookback/README.md, "Idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
     if (tile == 0)
         return 0;
@@ -289,6 +294,7 @@ __device__ uint32_t look_back(unsigned long long *descriptors, unsigned tile, ui
         store_descriptor(&descriptors[tile],
                          pack_descriptor(TILE_PREFIX, exclusive_prefix + aggregate));
     return exclusive_prefix;
+    /* [end of student part: look-back] */
 }
 
 /* ------------------------------------------------------------------------------------------ */

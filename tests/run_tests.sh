@@ -158,6 +158,8 @@ run_suite "host unit tests (ASan, UBSan)" build/asan/test_common
 run_suite "command line (01, ASan, UBSan)" tests/test_cli.sh build/asan/cpu_serial serial
 run_suite "01 --self-test -n 70000 (ASan, UBSan)" build/asan/cpu_serial --self-test -n 70000
 run_suite "fuzz: command line and files (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial 1500
+# the classroom kit: markers, the student's copy, the grader (not in a student's copy)
+[ -f classroom/tests/test_kit.py ] && run_suite "classroom kit (starter, grader)" python3 classroom/tests/test_kit.py
 
 echo "== GPU suites"
 . tests/gpu_env.sh

@@ -1,0 +1,1021 @@
+#!/usr/bin/env python3
+"""The grader behind `make grade` and `make grade-class` (docs/instructor.md, "Grading").
+
+    make grade CH=N STUDENT=path [OUT=dir]        one submission: a table on the terminal and
+                                                  OUT/results.json (Gradescope's format)
+    make grade-class CH=N CLASS=folder [OUT=dir]  every submission in folder (one sub-folder or
+                                                  file each) into OUT/grades.csv, and one
+                                                  OUT/<name>/results.json each
+
+N is a chapter number (1-8) or `radix`. STUDENT is the file the student handed in (for example
+decoupled_lookback.cu) or a folder holding it anywhere (their whole copy of the course, or
+Gradescope's /autograder/submission). Only the student's parts are taken from it: the grader
+puts them into the course's own source, builds that with the course's flags and its own
+common/, and runs its own tests; what the student changed outside the parts is reported and not
+used. Chapter 08, the speed contest, takes the whole file, under the rules of honesty() below.
+
+Environment: GRADE_SEED (the hidden vectors' and the in-place battery's seed: set your own, the
+default is public), GRADE_MAX_N (the largest size any check uses: for quick runs and tests),
+GRADE_SPREAD_PCT (the widest spread of the memcpy times across the speed rounds that is scored,
+default 5), GRADE_RUNS (speed measurements tried before the item is called noisy, default 3).
+
+Items and points (docs/instructor.md has the rubric behind them):
+  build 5; self-test 15 (10 for single-pass chapters, which add stress 5); in place 5;
+  hidden vectors 25; sanitizers 10; speed 25; honesty 0 (a gate: failed, it takes every
+  correctness point); radix sort: build 5, self-test 15, in place -, hidden 25 (keys, values,
+  stability), sanitizers 10, speed 25 (against cub::DeviceRadixSort in the same run).
+Without a GPU the GPU items are "not graded here", stay out of the total, and the grade is
+marked partial: never a zero for a missing GPU.
+Exit status: 0 graded (whatever the score); 2 bad arguments; 3 the grader itself failed.
+"""
+import array
+import csv
+import itertools
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kit  # noqa: E402
+
+ROOT = kit.ROOT
+# Seconds any one run may take (GRADE_TIMEOUT): a hang is a failure, not a stuck grader.
+TIMEOUT = int(os.environ.get("GRADE_TIMEOUT", "600")) if os.environ.get("GRADE_TIMEOUT", "").isdigit() else 600
+
+# The chapters as the grader sees them: the variant its speed item times, the tile near whose
+# multiples the hidden sizes sit, whether it is a single-pass chapter (--stress), and the
+# segment length of the segmented scans of chapters 02 and 03 (each segment scanned on its own).
+CHAPTERS = {
+    1: {"cpu": True, "tile": None},
+    2: {"speed": "shfl", "tile": 512, "segment": 32, "extra": [31, 33, 32 * 1000 + 7]},
+    3: {"speed": "sklansky", "tile": 1024, "segment": 1024},
+    4: {"speed": "scan-then-fan", "tile": 1024, "extra": [(1 << 20) - 1, (1 << 20) + 1,
+                                                         (1 << 20) + 1025, 1024 * 1025 * 3]},
+    5: {"speed": "reduce-then-scan", "tile": 1024, "extra": [(1 << 21) + 1, (1 << 22) - 3,
+                                                            29999999]},
+    6: {"speed": "chained-256tiles", "tile": 1024, "stress": True,
+        "extra": [16384 - 1, 16384 + 1, 262144 - 1, 262144 + 1, 262144 * 5 + 7]},
+    7: {"speed": "decoupled-lookback", "tile": 1024, "stress": True,
+        "extra": [32 * 1024, 32 * 1024 + 1, 33 * 1024 + 5, 64 * 1024 + 1]},
+    8: {"speed": "decoupled-lookback", "tile": 4096, "stress": True, "contest": True,
+        "sanitize_variant": "decoupled-lookback", "file_variant": "decoupled-lookback",
+        "extra": [32 * 4096 + 1, 256 * 4096 + 3, 257 * 4096 - 1]},
+    "radix": {"radix": True, "speed": "radix-sort", "tile": 2048, "sanitize_variant": "radix-sort",
+              "file_variant": "radix-sort",
+              "extra": [255, 257, 2048 * 33 + 1]},
+}
+
+# Functions of chapter 08 a contestant may not change (the variant dispatch, the scratch sizes,
+# the description line, the modes and main): the kernel is theirs to tune, what is timed and checked is not.
+CONTEST_FIXED = ["lookback_temp_bytes", "lookback_scan", "describe_tiles", "two_streams_mode",
+                 "main"]
+
+# Parts that are host code: there `asm` is refused too (a host asm could end the process).
+HOST_PARTS = {"three-steps", "recursion", "digit-scan"}
+
+# What a student's part may not name (after comments and strings are removed), with why.
+FORBIDDEN = [
+    (r"\bcub\b|\bcub_\w*|\bCUB_\w*|\bthrust\b|\bthrust_\w*", "a library scan or sort (CUB, Thrust)"),
+    (r"\b(scan_reference|generate_input|verify_scan|verify_report|self_test_run|scan_file_run|"
+     r"gpu_chapter_main|sort_program_main|sort_reference|io_\w+|cli_\w+)\b",
+     "the course's own host code (the CPU reference, the checks, the files)"),
+    (r"\b(malloc|calloc|realloc|free|xmalloc|new|delete)\b", "host memory (a scan on the host)"),
+    (r"\bcuda(Memcpy\w*|Malloc\w*|HostAlloc|HostRegister|HostGetDevicePointer|Free\w*|"
+     r"MemcpyToSymbol|MemcpyFromSymbol)\b", "copies or allocations (a scan on the host, or "
+     "memory outside the scratch the launcher is given)"),
+    (r"\b(fopen|freopen|fdopen|fclose|fread|fwrite|fgets|fscanf|open|read|write|close|mmap|dup|"
+     r"dup2|popen|system|fork|exec\w*|dlopen|dlsym|getenv)\b", "files or other programs"),
+    (r"\b(exit|_exit|_Exit|quick_exit|abort|atexit|at_quick_exit|longjmp|setjmp|signal|raise|"
+     r"kill)\b", "ending the program early"),
+    (r"\b(extern|main|_Pragma|__attribute__|class|template|operator|typeid)\b",
+     "declarations that reach outside the part"),
+]
+# The directives a part may hold: OpenMP and unrolling pragmas, and constants (a macro whose
+# value is only numbers and arithmetic cannot bring in anyone's code).
+PRAGMA_OK = re.compile(r"^\s*#\s*pragma\s+(omp|unroll|nounroll)\b")
+DEFINE = re.compile(r"^\s*#\s*define\s+[A-Za-z_]\w*\s+(.*?)\s*$")
+NUMBER = re.compile(r"^(0[xX][0-9a-fA-F]+|\d+)[uUlL]*$")
+
+
+def directive_ok(line):
+    """1 for `#pragma omp|unroll ...` or `#define NAME <numbers and arithmetic>` (a name defined
+    twice is a warning, so an error: a part cannot redefine the course's constants)."""
+    if PRAGMA_OK.match(line):
+        return True
+    m = DEFINE.match(line)
+    return bool(m and m.group(1) and re.fullmatch(r"[\w()+\-*/<>|&~ ]+", m.group(1)) and
+                all(NUMBER.match(t) for t in re.findall(r"\w+", m.group(1))))
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+class GradeError(Exception):
+    """The grader itself cannot go on (exit 3)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The environment: the course's flags and objects, the GPU, compute-sanitizer
+# ---------------------------------------------------------------------------------------------
+
+def course_env():
+    """The compilers, flags and objects of the course's last build. The flags come from
+    build/flags.txt, which every make rewrites when its flags change (`make SMS=90 grade` builds
+    common/ for sm_90 first): the students' code is then built exactly as the chapters were.
+    `make classroom-env` is asked with a build folder of its own for the rest, because a make
+    with other flags than the last build's would rewrite build/flags.txt, and the next make would
+    rebuild everything."""
+    build = os.path.join(ROOT, "build")
+    flags_file = os.path.join(build, "flags.txt")
+    if not os.path.isfile(flags_file):
+        raise GradeError("build/flags.txt is missing: run make common (make grade does) first")
+    scratch = os.path.join(build, "grade", "env")
+    out = subprocess.run(["make", "-s", "--no-print-directory", "classroom-env", "BUILD=" + scratch],
+                         cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise GradeError("make classroom-env failed: " + out.stderr.strip())
+    env = dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
+    for key in ("COMMON_HOST_OBJS", "COMMON_CUDA_OBJS", "COMMON_BASELINE_OBJS"):
+        env[key] = env[key].replace(scratch, build)
+    env["BUILD"] = build
+    cc_line, nvcc_line = (open(flags_file).read().splitlines() + ["", ""])[:2]
+    env["CC"], _, env["CFLAGS"] = cc_line.partition(" ")
+    if nvcc_line.startswith(" ") or not nvcc_line:
+        env["NVCC"], env["NVCCFLAGS"], env["GENCODE"] = "", "", ""
+    else:
+        env["NVCC"], _, env["NVCCFLAGS"] = nvcc_line.partition(" ")
+        env["GENCODE"] = " ".join(re.findall(r"-gencode \S+", env["NVCCFLAGS"]))
+    # what a make of the course's own objects must be told to keep these flags
+    sms = re.findall(r"code=sm_(\d+)", env["GENCODE"])
+    env["MAKE_ARGS"] = ([f"SMS={' '.join(sms)}"] if sms else []) + \
+        (["DEBUG=1"] if " -G " in f" {env['NVCCFLAGS']} " else [])
+    return env
+
+
+def gpu_status():
+    """(True, probe line) when a CUDA device runs code here, else (False, why not)."""
+    probe = os.path.join(ROOT, "build", "tests", "cuda_probe")
+    if not os.access(probe, os.X_OK):
+        return False, "no CUDA compiler (nvcc) found, so no GPU code was built"
+    r = subprocess.run([probe], capture_output=True, text=True)
+    line = (r.stdout + r.stderr).strip().splitlines()
+    line = line[-1] if line else ""
+    return (r.returncode == 0), (line or f"the CUDA probe exited {r.returncode}")
+
+
+def sanitizer_path(env):
+    nvcc_dir = os.path.dirname(env.get("NVCC", "")) if env.get("NVCC") else ""
+    for cand in ([os.path.join(nvcc_dir, "compute-sanitizer")] if nvcc_dir else []) + \
+            [shutil.which("compute-sanitizer") or ""]:
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def run(cmd, cwd=None, timeout=TIMEOUT, env=None):
+    """Run a command; return (exit status, combined output). A timeout is status 124."""
+    try:
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                           env=env, errors="replace")
+        return r.returncode, r.stdout + r.stderr
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return 124, out + f"\n(stopped after {timeout} s: it did not finish)"
+
+
+def tail(text, n=12):
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    return "\n".join(lines[-n:])
+
+
+def max_n():
+    v = os.environ.get("GRADE_MAX_N", "")
+    return int(v) if v.isdigit() else None
+
+
+def grade_seed():
+    v = os.environ.get("GRADE_SEED", "")
+    return (int(v), True) if v.isdigit() else (20261201, False)
+
+
+# ---------------------------------------------------------------------------------------------
+# The student's file: found, spliced into the course's source, checked for honesty
+# ---------------------------------------------------------------------------------------------
+
+def find_source(student, name):
+    """The student's copy of source `name` in `student` (a file or a folder), or raise."""
+    if os.path.isfile(student):
+        return student
+    found = []
+    for top, dirs, names in os.walk(student):
+        dirs[:] = [d for d in dirs if d not in (".git", "build")]
+        if name in names:
+            found.append(os.path.join(top, name))
+    if not found:
+        raise FileNotFoundError(f"no file named {name} in {student}: hand in {name}")
+    found.sort(key=lambda p: (len(p.split(os.sep)), p))
+    return found[0]
+
+
+def strip_code(text):
+    """The text with comments and string and character literals blanked (newlines kept)."""
+    pattern = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def tokens(text):
+    return re.findall(r"\w+|[^\w\s]", strip_code(text))
+
+
+def defined_functions(text):
+    """Names of the functions a source defines at file scope (a line at column 0 that declares a
+    name followed by '(' and is not a prototype)."""
+    names = set()
+    code = strip_code(text)
+    for m in re.finditer(r"^(?!#)(?:[A-Za-z_][\w\s\*]*?)\b([A-Za-z_]\w*)\s*\(", code, re.M):
+        rest = code[m.end():]
+        close = rest.find(")")
+        after = rest[close + 1:close + 200] if close >= 0 else ""
+        if not after.lstrip().startswith(";") and m.group(1) not in ("if", "for", "while", "switch",
+                                                                      "return", "sizeof"):
+            names.add(m.group(1))
+    return names
+
+
+def check_calls(name, body, solution, course_functions, own_functions):
+    """A part may call what the course's solution of it calls, and what the student wrote in
+    their parts; not the course's other functions (another variant's block scan, the serial
+    path of chapter 01's own driver): that would be the course's code, not theirs."""
+    allowed = set(tokens(solution)) | own_functions
+    reasons = []
+    for t in sorted(set(tokens(body)) & course_functions - allowed):
+        reasons.append(f"part {name}: it calls {t}(), the course's own code outside your parts; "
+                       f"your part may call only what its solution needs and what you write")
+    return reasons
+
+
+def check_part(name, body):
+    """Reasons why a part's code is not acceptable (empty: it is)."""
+    reasons = []
+    for number, line in enumerate(body.splitlines(), 1):
+        if re.match(r"^\s*#", line) and not directive_ok(line):
+            reasons.append(f"part {name}, line {number}: a preprocessor directive "
+                           f"({line.strip()[:40]}): an #include or a macro could bring in code "
+                           f"that is not yours; only #pragma omp/unroll and #define NAME "
+                           f"<number> are allowed")
+    code = strip_code(body)
+    for pattern, why in FORBIDDEN + ([(r"\basm\b", "host assembly")] if name in HOST_PARTS else []):
+        for m in re.finditer(pattern, code):
+            line = code.count("\n", 0, m.start()) + 1
+            reasons.append(f"part {name}, line {line}: '{m.group(0)}' is not allowed in your "
+                           f"code: {why}")
+    return reasons
+
+
+def function_text(text, name):
+    """The text of the top-level function `name` (from its first line to its closing brace at
+    column 0), or None."""
+    lines = text.splitlines(True)
+    for i, line in enumerate(lines):
+        if re.match(r"^(static |int |__global__ |__device__ )[^;]*\b" + re.escape(name) + r"\(",
+                    line):
+            for j in range(i, len(lines)):
+                if lines[j].startswith("}"):
+                    return "".join(lines[i:j + 1])
+    return None
+
+
+def prepare(cfg, folder, sources, student):
+    """Read the student's files and make the graded sources. Returns (graded texts by source,
+    honesty reasons, notes for the instructor, the parts that still hold their stub)."""
+    graded, reasons, notes, stubs = {}, [], [], []
+    for s in sources:
+        ref_path = os.path.join(ROOT, folder, s)
+        ref_text = open(ref_path).read()
+        ref_parts = kit.parts(ref_text, s)
+        if not ref_parts and not cfg.get("contest"):
+            continue  # a source with no student part (a driver): the course's own object
+        path = find_source(student, s)
+        raw = open(path, "rb").read()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("latin-1")
+        text = text.replace("\r\n", "\n")
+        if cfg.get("contest"):
+            graded[s], r, n = contest_source(ref_text, text, s)
+            reasons += r
+            notes += n
+            continue
+        theirs = {name: body for name, _, body in kit.parts(text, s)}
+        missing = [name for name, _, _ in ref_parts if name not in theirs]
+        if missing:
+            raise kit.MarkerError(f"{s}: the markers of part(s) {', '.join(missing)} are missing; "
+                                  f"the grader finds your code between them: put them back "
+                                  f"(see ASSIGNMENT.md)")
+        course_functions = defined_functions("".join(kit.outside(ref_text, s)))
+        own_functions = set()
+        for body in theirs.values():
+            own_functions |= defined_functions(body)
+        for name, _, body in ref_parts:
+            reasons += check_part(name, theirs[name])
+            reasons += check_calls(name, theirs[name], body, course_functions, own_functions)
+            if os.path.isfile(os.path.join(kit.KIT, "stubs", name + ".txt")) and \
+                    tokens(theirs[name]) == tokens(kit.stub(name)) and name not in stubs:
+                stubs.append(name)
+            if tokens(theirs[name]) == tokens(body) and tokens(body):
+                notes.append(f"part {name} is token for token the course's published solution "
+                             f"(comments and blanks aside): look at it by hand")
+        changed = sum(1 for a, b in itertools.zip_longest(
+            [l.rstrip() for l in "".join(kit.outside(text, s)).splitlines()],
+            [l.rstrip() for l in "".join(kit.outside(ref_text, s)).splitlines()]) if a != b)
+        if changed:
+            notes.append(f"{s}: {changed} lines outside your parts differ from the course's; "
+                         f"the grader used the course's text there")
+        graded[s] = kit.replace_parts(ref_text, theirs, s)
+    if stubs:
+        notes.append(f"not written yet (the stub is still there): {', '.join(stubs)}")
+    return graded, reasons, notes, stubs
+
+
+def contest_source(ref_text, text, s):
+    """Chapter 08, the speed contest: the student's whole file, if it keeps the course's
+    includes and the fixed functions (CONTEST_FIXED: what is timed, checked and printed), and
+    names nothing forbidden anywhere else (the fixed functions may: the CUB variant calls CUB on
+    purpose, and the modes copy and allocate)."""
+    reasons, notes = [], []
+    ref_includes = set(l.strip() for l in ref_text.splitlines() if l.strip().startswith("#include"))
+    rest = text
+    for number, line in enumerate(text.splitlines(), 1):
+        if re.match(r"^\s*#\s*include", line):
+            if line.strip() not in ref_includes:
+                reasons.append(f"{s}:{number}: {line.strip()} is not one of the course's includes")
+            rest = rest.replace(line, "", 1)
+        elif re.match(r"^\s*#", line) and not directive_ok(line) and \
+                line.strip() not in set(l.strip() for l in ref_text.splitlines()):
+            reasons.append(f"{s}:{number}: {line.strip()[:50]}: a preprocessor directive the "
+                           f"course's file does not have")
+    for f in CONTEST_FIXED:
+        mine, ref = function_text(text, f), function_text(ref_text, f)
+        if ref is None:
+            continue
+        if mine is None or tokens(mine) != tokens(ref):
+            reasons.append(f"{s}: {f}() differs from the course's: it chooses, checks or prints "
+                           f"what is timed, so it must stay as it is")
+        elif mine:
+            rest = rest.replace(mine, "", 1)
+    code = strip_code(rest)
+    for pattern, why in FORBIDDEN:
+        for m in re.finditer(pattern, code):
+            if m.group(0) == "main":
+                continue
+            reasons.append(f"{s}: '{m.group(0)}' outside the fixed functions is not allowed: {why}")
+    return text, reasons, notes
+
+
+# ---------------------------------------------------------------------------------------------
+# Building
+# ---------------------------------------------------------------------------------------------
+
+class Build:
+    """The student's chapter built in `work`: `run`, and what the harnesses need."""
+
+    def __init__(self, env, cfg, folder, sources, graded, work):
+        self.env, self.cfg, self.folder, self.work = env, cfg, folder, work
+        self.sources, self.graded = sources, graded  # graded: the sources that are the student's
+        self.course_dir = os.path.join(env["BUILD"], os.path.basename(folder))
+        self.objects, self.log = [], ""
+        self.cuda = any(s.endswith(".cu") for s in sources)
+        self.run = os.path.join(work, "run")
+        self.baselines = [os.path.join(env["BUILD"], "common", os.path.splitext(b)[0] + ".o")
+                          for b in kit.makefile_var(folder, "BASELINES")]
+
+    def compile(self, path, obj, extra=()):
+        if path.endswith(".c"):
+            cmd = [self.env["CC"]] + self.env["CFLAGS"].split() + list(extra) + ["-c", path, "-o", obj]
+        else:
+            cmd = [self.env["NVCC"]] + self.env["NVCCFLAGS"].split() + list(extra) + \
+                  ["-I", os.path.join(ROOT, self.folder), "-c", path, "-o", obj]
+        status, out = run(cmd)
+        self.log += " ".join(cmd) + "\n" + out
+        return status == 0
+
+    def build(self):
+        """Compile every source (from the same relative path the course uses) and link `run`."""
+        if self.cuda and not self.env.get("NVCC"):
+            self.log = "no CUDA compiler (nvcc) on this machine: a GPU chapter cannot be built here"
+            return False
+        src_dir = os.path.join(self.work, "src", self.folder)
+        os.makedirs(src_dir, exist_ok=True)
+        if not self.course_objects([s for s in self.sources if s not in self.graded]):
+            return False
+        for s in self.sources:
+            if s not in self.graded:
+                self.objects.append(self.course_object(s))
+                continue
+            path = os.path.join(src_dir, s)
+            with open(path, "w") as f:
+                f.write(self.graded[s])
+            obj = os.path.join(self.work, os.path.splitext(s)[0] + ".o")
+            if not self.compile(path, obj):
+                return False
+            self.objects.append(obj)
+        common = self.env["COMMON_HOST_OBJS"].split()
+        if self.cuda:
+            common += self.env["COMMON_CUDA_OBJS"].split()
+            cmd = [self.env["NVCC"]] + self.env["GENCODE"].split() + self.objects + \
+                  self.baselines + common + ["-o", self.run] + self.env["LDLIBS"].split()
+        else:
+            cmd = [self.env["CC"]] + self.env["CFLAGS"].split() + self.objects + common + \
+                  ["-o", self.run] + self.env["LDLIBS"].split()
+        status, out = run(cmd)
+        self.log += " ".join(cmd) + "\n" + out
+        return status == 0
+
+    def course_object(self, s):
+        return os.path.join(self.course_dir, os.path.splitext(s)[0] + ".o")
+
+    def course_objects(self, sources):
+        """The course's own objects of these sources, built by its Makefile when missing."""
+        if all(os.path.isfile(self.course_object(s)) for s in sources):
+            return True
+        status, out = run(["make", "-s", "--no-print-directory", "-C",
+                           os.path.join(ROOT, self.folder), "all"] + self.env["MAKE_ARGS"])
+        self.log += out
+        return status == 0 and all(os.path.isfile(self.course_object(s)) for s in sources)
+
+    def asan(self):
+        """Chapter 01 under AddressSanitizer and UBSan (as make test builds it)."""
+        path = os.path.join(self.work, "src", self.folder, self.sources[0])
+        common = [os.path.join(ROOT, "common", c) for c in
+                  ("cli.c", "data.c", "io.c", "report.c", "selftest.c")]
+        out_bin = os.path.join(self.work, "run_asan")
+        cmd = [self.env["CC"], "-std=c11", "-Wall", "-Wextra", "-Werror", "-fopenmp"] + \
+              self.env["ASAN_FLAGS"].split() + ["-I", os.path.join(ROOT, "common"), path] + \
+              common + ["-o", out_bin, "-lgomp"]
+        status, out = run(cmd)
+        return (out_bin if status == 0 else None), out
+
+    def harness_cpu(self):
+        """Chapter 01 linked with classroom/grader/harness_cpu.c (the in-place battery)."""
+        h = os.path.join(self.work, "harness_cpu.o")
+        if not self.compile(os.path.join(kit.KIT, "grader", "harness_cpu.c"), h):
+            return None
+        objs = self.env["COMMON_HOST_OBJS"].split()
+        renamed = os.path.join(self.work, "selftest_renamed.o")
+        sel = [o for o in objs if o.endswith("/selftest.o")][0]
+        if run(["objcopy", "--redefine-sym", "self_test_run=course_self_test_run", sel, renamed])[0]:
+            return None
+        out_bin = os.path.join(self.work, "harness")
+        cmd = [self.env["CC"]] + self.env["CFLAGS"].split() + [h] + self.objects + \
+              [o for o in objs if o != sel] + [renamed, "-o", out_bin] + self.env["LDLIBS"].split()
+        status, out = run(cmd)
+        self.log += out
+        return out_bin if status == 0 else None
+
+    def harness_gpu(self):
+        """The student's chapter, the course's (symbols renamed ref_*) and harness_gpu.cu, in
+        one program: the in-place battery and the interleaved speed measurement."""
+        mine_srcs = [s for s in self.sources if s in self.graded]
+        if not self.course_objects(mine_srcs):
+            return None
+        linked = [self.course_object(s) for s in self.sources if s not in self.graded]
+        pairs = [(os.path.join(self.work, os.path.splitext(s)[0] + ".o"), self.course_object(s))
+                 for s in mine_srcs]
+        for k, (mine, ref) in enumerate(pairs):
+            m = os.path.join(self.work, f"student_{k}.o")
+            r = os.path.join(self.work, f"reference_{k}.o")
+            if run(["objcopy", "--redefine-sym", "main=student_main", mine, m])[0]:
+                return None
+            status, syms = run(["nm", "--defined-only", "-g", ref])
+            table = os.path.join(self.work, f"reference_{k}.syms")
+            with open(table, "w") as f:
+                for line in syms.splitlines():
+                    parts = line.split()
+                    if len(parts) == 3 and parts[1] in "TDBR":
+                        f.write(f"{parts[2]} {'ref_main' if parts[2] == 'main' else 'ref_' + parts[2]}\n")
+            if run(["objcopy", "--redefine-syms=" + table, ref, r])[0]:
+                return None
+            linked += [m, r]
+        h = os.path.join(self.work, "harness_gpu.o")
+        if not self.compile(os.path.join(kit.KIT, "grader", "harness_gpu.cu"), h):
+            return None
+        objs = self.env["COMMON_HOST_OBJS"].split() + \
+            [o for o in self.env["COMMON_CUDA_OBJS"].split() if not o.endswith("/gpu_driver.o")]
+        out_bin = os.path.join(self.work, "harness")
+        cmd = [self.env["NVCC"]] + self.env["GENCODE"].split() + [h] + linked + self.baselines + \
+              objs + ["-o", out_bin] + self.env["LDLIBS"].split()
+        status, out = run(cmd)
+        self.log += " ".join(cmd) + "\n" + out
+        return out_bin if status == 0 else None
+
+
+# ---------------------------------------------------------------------------------------------
+# The hidden vectors
+# ---------------------------------------------------------------------------------------------
+
+def hidden_sizes(number, cfg):
+    """Sizes near the places where the chapter's structure changes, and one above 2^31 when
+    this machine can hold it (then marked big)."""
+    tile = cfg["tile"]
+    threads = None
+    if cfg.get("cpu"):  # the chapter's slices: omp_get_max_threads()
+        omp = os.environ.get("OMP_NUM_THREADS", "")
+        threads = int(omp) if omp.isdigit() else len(os.sched_getaffinity(0))
+    if threads:
+        sizes = [threads - 1, threads + 1, 7 * threads + 3, (1 << 20) + threads - 1,
+                 (1 << 24) + 5, 3000017]
+    else:
+        sizes = [tile - 1, tile + 1, 2 * tile - 1, 3 * tile + 1, 1000 * tile + 17,
+                 (1 << 24) + 3, 50000017]
+    sizes += cfg.get("extra", [])
+    cap = max_n()
+    sizes = sorted({s for s in sizes if s > 0 and (cap is None or s <= cap)})
+    return sizes
+
+
+def big_size_fits():
+    """The n > 2^31 vector: (n, None) when host memory and disk can hold it, else (None, why)."""
+    n = (1 << 31) + (1 << 17) + 7
+    if max_n() is not None and max_n() < n:
+        return None, f"GRADE_MAX_N={max_n()} limits the sizes"
+    need_mem, need_disk = 4.5 * 4 * n, 3.2 * 4 * n
+    try:
+        have = int(re.search(r"MemAvailable:\s+(\d+)", open("/proc/meminfo").read()).group(1)) * 1024
+    except (OSError, AttributeError):
+        have = 0
+    disk = shutil.disk_usage(os.path.join(ROOT, "build")).free
+    if have < need_mem or disk < need_disk:
+        return None, (f"needs {need_mem / 2**30:.0f} GiB of host memory and {need_disk / 2**30:.0f} "
+                      f"GiB of disk; {have / 2**30:.0f} and {disk / 2**30:.0f} GiB free")
+    return n, None
+
+
+def vector_file(folder, seed, n):
+    """The hidden vector of n random int32 (every bit pattern, so sums wrap) for this seed."""
+    path = os.path.join(folder, f"vector_{seed}_{n}.bin")
+    if not os.path.isfile(path):
+        rng = random.Random(seed * 1000003 + n)
+        tmp = path + ".tmp"
+        with open(tmp, "wb") as f:
+            left = n * 4
+            while left:
+                chunk = min(left, 1 << 26)
+                f.write(rng.randbytes(chunk))
+                left -= chunk
+        os.rename(tmp, path)
+    return path
+
+
+def expected(path, radix, exclusive, segment=0):
+    """The right output for a vector file, computed once and kept beside it."""
+    done = path + (".sorted" if radix else (".exclusive" if exclusive else ".inclusive") +
+                   (f".segment{segment}" if segment else ""))
+    if not os.path.isfile(done):
+        data = expected_sort(path) if radix else expected_scan(path, exclusive, segment)
+        with open(done + ".tmp", "wb") as f:
+            f.write(data)
+        os.rename(done + ".tmp", done)
+    return open(done, "rb").read()
+
+
+def expected_scan(path, exclusive, segment=0):
+    """The inclusive or exclusive scan of the int32 file (every `segment` elements on their own
+    when segment is not 0), in Python: the grader's own check."""
+    a = array.array("i")
+    with open(path, "rb") as f:
+        a.frombytes(f.read())
+    if sys.byteorder != "little":
+        a.byteswap()
+    vals = []
+    step = segment or len(a) or 1
+    for first in range(0, len(a), step):
+        sums = list(itertools.accumulate(a[first:first + step],
+                                         lambda s, x: (s + x) & 0xffffffff, initial=0))
+        vals += sums[:-1] if exclusive else sums[1:]
+    out = array.array("i", ((v - (1 << 32)) if v >= (1 << 31) else v for v in vals))
+    return out.tobytes() if sys.byteorder == "little" else (out.byteswap() or out.tobytes())
+
+
+def expected_sort(path):
+    """The radix sort assignment's output for a file of uint32 keys: the keys sorted stably,
+    then their original indices."""
+    a = array.array("I")
+    with open(path, "rb") as f:
+        a.frombytes(f.read())
+    order = sorted(range(len(a)), key=lambda i: a[i])
+    keys = array.array("I", (a[i] for i in order))
+    vals = array.array("I", order)
+    return keys.tobytes() + vals.tobytes()
+
+
+# ---------------------------------------------------------------------------------------------
+# The items
+# ---------------------------------------------------------------------------------------------
+
+def item(name, max_score, visibility="visible"):
+    return {"name": name, "max_score": max_score, "score": 0.0, "output": "",
+            "visibility": visibility, "status": "graded"}
+
+
+def not_here(it, why):
+    it.update(status="not graded here", max_score=0, score=0.0,
+              output=f"not graded here: {why}. This item counts when graded on a machine that has "
+                     f"what it needs; the grade below is partial.")
+    return it
+
+
+def last_line_is(out, pattern):
+    lines = [l for l in out.strip().splitlines() if l.strip()]
+    return bool(lines) and re.match(pattern, lines[-1]) is not None
+
+
+def grade(number, student, out_dir, gpu, env):
+    cfg = CHAPTERS[number]
+    folder, sources = next((f, s) for f, n, s in kit.assignments() if n == number)
+    start = time.time()
+    seed, seed_set = grade_seed()
+    work = os.path.join(out_dir, "work")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    vectors = os.path.join(env["BUILD"], "grade", "vectors")
+    os.makedirs(vectors, exist_ok=True)
+    single_pass = cfg.get("stress", False)
+    items, notes = [], []
+    if not seed_set:
+        notes.append("GRADE_SEED is not set: the hidden vectors use the public default seed")
+
+    it_build = item("build (warnings are errors)", 5)
+    it_honest = item("honesty: your own code in your parts", 0)
+    it_self = item("self-test battery (inclusive and exclusive)", 10 if single_pass else 15)
+    it_stress = item("stress (races between blocks)", 5) if single_pass else None
+    it_place = item("in place (output = input)", 5)
+    it_hidden = item("hidden vectors (--input/--output)", 25, "after_due_date")
+    it_san = item("sanitizers" + (" (ASan, UBSan)" if cfg.get("cpu") else
+                                  " (memcheck, racecheck, synccheck)"), 10)
+    it_speed = None if cfg.get("cpu") else item(
+        "speed against " + ("cub::DeviceRadixSort in the same run" if cfg.get("radix") else
+                            "the course's chapter, interleaved in one process"), 25)
+    if cfg.get("radix"):
+        it_self["name"] = "self-test (sorted, a permutation, stable)"
+        it_place = None
+    items = [i for i in (it_build, it_honest, it_self, it_stress, it_place, it_hidden, it_san,
+                         it_speed) if i]
+    correctness = [i for i in (it_self, it_stress, it_place, it_hidden) if i]
+
+    def finish():
+        for i in items:
+            if i["status"] == "graded" and not i["output"]:
+                i["output"] = "ok" if i["score"] == i["max_score"] else ""
+        partial = any(i["status"] != "graded" for i in items)
+        total = sum(i["score"] for i in items)
+        most = sum(i["max_score"] for i in items)
+        summary = (f"{folder}: {total:g} of {most:g} points"
+                   + (" (PARTIAL: some items were not graded here; see them below)" if partial else "")
+                   + ". The write-up (15 points in docs/instructor.md's rubric) is graded by hand.")
+        result = {"score": total, "execution_time": int(time.time() - start),
+                  "output": "\n".join([summary] + notes), "stdout_visibility": "visible",
+                  "tests": [{k: i[k] for k in ("name", "score", "max_score", "output", "visibility")}
+                            for i in items],
+                  "extra_data": {"chapter": str(number), "partial": partial, "max_score": most,
+                                 "seed_set": seed_set, "status": {i["name"]: i["status"] for i in items}}}
+        with open(os.path.join(out_dir, "results.json"), "w") as f:
+            json.dump(result, f, indent=2)
+        return result
+
+    # The student's parts, spliced into the course's source; honesty.
+    try:
+        graded, reasons, more, stubs = prepare(cfg, folder, sources, student)
+    except (FileNotFoundError, kit.MarkerError, OSError) as e:
+        it_build["output"] = str(e)
+        for i in items[1:]:
+            i["output"] = "not run: there is nothing to build"
+        return finish()
+    notes += more
+    it_honest["output"] = "\n".join(reasons) if reasons else \
+        "no library, no host memory or copies, no course host code, no preprocessor tricks in your parts"
+    if reasons:
+        it_honest["output"] += ("\nBecause of this, every correctness item scores 0 (and so does "
+                                "speed): the grader cannot tell your code's results from the "
+                                "borrowed code's.")
+
+    b = Build(env, cfg, folder, sources, graded, work)
+    if not b.build():
+        it_build["output"] = "the build failed:\n" + tail(b.log, 30)
+        if any("outside your parts differ" in n for n in notes):
+            it_build["output"] += ("\n(your file changes lines outside your parts, which the "
+                                   "grader does not use: a helper or a name you added there is "
+                                   "missing here; put everything your code needs inside a part)")
+        for i in items[2:]:
+            i["output"] = "not run: the build failed"
+        return finish()
+    it_build["score"] = 5
+    it_build["output"] = "built with -Wall -Wextra -Werror (nvcc: -Werror all-warnings)"
+
+    def unavailable(i):
+        if cfg.get("cpu"):
+            return None
+        return None if gpu[0] else f"{gpu[1]} (the probe: build/tests/cuda_probe)"
+
+    # Self-test.
+    limit = max_n()
+    n_args = ["-n", str(limit)] if limit else []
+    why = unavailable(it_self)
+    if why:
+        for i in [i for i in (it_self, it_stress, it_place, it_hidden, it_san, it_speed) if i]:
+            not_here(i, why)
+    else:
+        status, out = run([b.run, "--self-test"] + n_args, env=dict(os.environ, GRADE_SEED=str(seed)))
+        ok = status == 0 and last_line_is(out, r"^self-test passed: \d+ passed, 0 failed$")
+        it_self["score"] = it_self["max_score"] if ok else 0
+        it_self["output"] = tail(out, 14) + ("" if ok else f"\n(exit status {status})")
+        if it_stress:
+            status, out = run([b.run, "--stress", "200"] + n_args)
+            ok = status == 0 and last_line_is(out, r"^stress test passed")
+            it_stress["score"] = 5 if ok else 0
+            it_stress["output"] = tail(out) + ("" if ok else f"\n(exit status {status})")
+        if it_place:
+            h = b.harness_cpu() if cfg.get("cpu") else b.harness_gpu()
+            if h is None:
+                it_place["output"] = "the in-place harness did not build:\n" + tail(b.log, 20)
+            else:
+                status, out = run([h] + (["--self-test"] if cfg.get("cpu") else ["--in-place"]) +
+                                  n_args, env=dict(os.environ, GRADE_SEED=str(seed)))
+                ok = status == 0 and last_line_is(out, r"^in place passed: \d+ passed, 0 failed$")
+                it_place["score"] = 5 if ok else 0
+                it_place["output"] = tail(out, 10) + ("" if ok else f"\n(exit status {status})")
+        hidden(b, cfg, it_hidden, vectors, seed)
+        sanitizers(b, cfg, it_san, env, n_args)
+        if it_speed:
+            speed(b, cfg, it_speed, env)
+
+    if stubs and it_san["status"] == "graded" and it_san["score"]:
+        it_san["score"] = 0.0
+        it_san["output"] += (f"\n(not scored: part(s) {', '.join(stubs)} still hold the stub, so "
+                             f"the sanitizers had nothing of yours to judge there)")
+    if reasons:
+        for i in correctness + ([it_speed] if it_speed else []):
+            if i["status"] == "graded" and i["score"]:
+                i["output"] += "\n(scored 0: see the honesty item)"
+            i["score"] = 0.0
+    if it_speed and it_speed["status"] == "graded" and any(
+            i["status"] == "graded" and i["score"] < i["max_score"] for i in correctness):
+        if it_speed["score"]:
+            it_speed["output"] += "\n(scored 0: an output was wrong in a correctness item)"
+        it_speed["score"] = 0.0
+    return finish()
+
+
+def hidden(b, cfg, it, vectors, seed):
+    """Each hidden vector scanned inclusive and exclusive (sorted, for the radix sort), and one
+    scanned in place (--output naming the --input file); each output checked by the grader."""
+    sizes = hidden_sizes(None, cfg)
+    big, big_why = big_size_fits()
+    runs, lines = [], []
+    for n in sizes + ([big] if big else []):
+        path = vector_file(vectors, seed, n)
+        modes = [False] if cfg.get("radix") else [False, True]
+        for exclusive in modes:
+            runs.append((n, path, exclusive, False))
+    if sizes and not cfg.get("radix"):
+        middle = sizes[len(sizes) // 2]
+        runs.append((middle, vector_file(vectors, seed, middle), False, True))
+    passed = 0
+    for n, path, exclusive, in_place in runs:
+        target = os.path.join(b.work, "hidden_out.bin")
+        if os.path.exists(target):
+            os.remove(target)
+        if in_place:
+            shutil.copyfile(path, target)
+        # a chapter that runs CUB beside the student's code writes the last variant's output:
+        # the student's variant alone, so that the file checked is theirs
+        cmd = [b.run, "--input", target if in_place else path, "--output", target] + \
+              (["--exclusive"] if exclusive else []) + \
+              (["--variant", cfg["file_variant"]] if cfg.get("file_variant") else [])
+        status, out = run(cmd)
+        what = (f"n = {n}" + (", exclusive" if exclusive else "") + (", in place" if in_place else ""))
+        ok = status == 0 and os.path.isfile(target)
+        if ok and n <= (1 << 25):
+            ok = open(target, "rb").read() == expected(path, cfg.get("radix"), exclusive,
+                                                       cfg.get("segment", 0))
+            if not ok and status == 0:
+                what += " (the program said it was right, the grader's check says it is not)"
+        elif ok:
+            ok = os.path.getsize(target) == (8 if cfg.get("radix") else 4) * n
+        passed += ok
+        lines.append(f"{'ok   ' if ok else 'WRONG'} {what}" + ("" if ok else ": " + tail(out, 3)))
+    if big_why:
+        lines.append(f"(the n > 2^31 vector was not run: {big_why})")
+    it["score"] = round(it["max_score"] * passed / len(runs), 2) if runs else 0.0
+    it["output"] = f"{passed} of {len(runs)} right\n" + "\n".join(lines)
+
+
+def sanitizers(b, cfg, it, env, n_args):
+    if cfg.get("cpu"):
+        binary, out = b.asan()
+        if not binary:
+            it["output"] = "the ASan/UBSan build failed:\n" + tail(out, 20)
+            return
+        cap = min(70000, max_n() or 70000)
+        status, out = run([binary, "--self-test", "-n", str(cap)],
+                          env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0:exitcode=99",
+                                   UBSAN_OPTIONS="print_stacktrace=1:exitcode=99"))
+        # a wrong result (exit 1) is the other items' business; this one counts what the
+        # sanitizers report
+        found = status not in (0, 1) or "ERROR: AddressSanitizer" in out or "runtime error:" in out
+        it["score"] = 0 if found else 10
+        it["output"] = ("AddressSanitizer and UBSan, --self-test -n %d: " % cap) + \
+            ("FOUND ERRORS (exit %d)\n" % status + tail(out, 20) if found else "clean")
+        return
+    tool = sanitizer_path(env)
+    if not tool:
+        not_here(it, "compute-sanitizer is not installed here")
+        return
+    points = {"memcheck": 4, "racecheck": 3, "synccheck": 3}
+    args = ["--self-test", "-n", "1100"]
+    if cfg.get("sanitize_variant"):
+        args += ["--variant", cfg["sanitize_variant"]]
+    lines, score = [], 0
+    for name, p in points.items():
+        status, out = run([tool, "--tool", name, "--error-exitcode", "99", b.run] + args)
+        ok = status in (0, 1)  # 1: a wrong result, which the other items count; 99: the tool found errors
+        score += p if ok else 0
+        lines.append(f"{name}: {'clean' if ok else 'FOUND ERRORS (exit %d)' % status}"
+                     + ("" if ok else "\n" + tail(out, 8)))
+    it["score"] = score
+    it["output"] = f"compute-sanitizer on {' '.join(args)}\n" + "\n".join(lines)
+
+
+def speed(b, cfg, it, env):
+    """The speed item: the share of a same-run memcpy, the student's against the course's;
+    full marks at 0.9x the course's share or more, proportional below. A measurement whose
+    memcpy times spread more than GRADE_SPREAD_PCT across its rounds is repeated, and after
+    GRADE_RUNS tries reported as noisy, not scored."""
+    limit = float(os.environ.get("GRADE_SPREAD_PCT", "5"))
+    tries = int(os.environ.get("GRADE_RUNS", "3"))
+    n = min(1 << 26, max_n() or (1 << 26))
+    if cfg.get("radix"):
+        measure = lambda: radix_speed(b, n)
+    else:
+        h = b.harness_gpu()
+        if h is None:
+            it["output"] = "the speed harness did not build:\n" + tail(b.log, 20)
+            return
+        measure = lambda: harness_speed(h, cfg["speed"], n)
+    lines = []
+    for attempt in range(1, tries + 1):
+        m, out = measure()
+        if m is None:
+            it["output"] = "the measurement failed:\n" + tail(out, 12)
+            return
+        lines.append(f"try {attempt}: yours {m['student_pct']:.1f} %, the course's "
+                     f"{m['reference_pct']:.1f} % of {m['what']}; spread of {m['what']} across "
+                     f"rounds {m['spread']:.1f} %")
+        if not m["right"]:
+            it["output"] = "\n".join(lines) + "\nyour output was wrong in the timed run: 0"
+            return
+        if m["spread"] <= limit:
+            ratio = m["student_pct"] / m["reference_pct"] if m["reference_pct"] > 0 else 0
+            it["score"] = round(25 * min(1.0, ratio / 0.9), 2)
+            it["output"] = "\n".join(lines) + (
+                f"\nyours / the course's = {ratio:.3f}; full marks from 0.9 up: "
+                f"{it['score']:g} of 25 (n = {n}, variant {cfg['speed']})")
+            return
+    it.update(status="noisy", max_score=0, score=0.0,
+              output="\n".join(lines) + f"\nNOISY: the spread stayed above {limit:g} % in {tries} "
+                     f"tries, so the speed is not scored (the grade is partial); grade it again "
+                     f"on a quieter GPU")
+
+
+def harness_speed(h, variant, n):
+    status, out = run([h, "--speed", variant, "-n", str(n)])
+    m = re.search(r"^speed: (.*)$", out, re.M)
+    if not m:
+        return None, out
+    kv = dict(p.split("=", 1) for p in m.group(1).split())
+    return {"student_pct": float(kv["student_pct"]), "reference_pct": float(kv["reference_pct"]),
+            "spread": float(kv["memcpy_spread_pct"]), "what": "memcpy",
+            "right": kv["student_right"] == "1" and status == 0}, out
+
+
+def radix_speed(b, n):
+    """The radix sort: the student's program times its sort and CUB's, interleaved, in one run;
+    the course's program does the same in another; both as a share of CUB."""
+    ref_run = os.path.join(ROOT, kit.RADIX_DIR, "run")
+    if not os.access(ref_run, os.X_OK):
+        status, out = run(["make", "-s", "-C", os.path.join(ROOT, kit.RADIX_DIR), "all"] +
+                          b.env["MAKE_ARGS"])
+        if status:
+            return None, out
+    results = []
+    for binary in (b.run, ref_run):
+        status, out = run([binary, "-n", str(n), "--csv"])
+        rows = [l for l in out.splitlines() if l and not l.startswith("#")]
+        if status != 0 or len(rows) < 2:
+            return None, out
+        table = list(csv.DictReader(rows))
+        mine = next((r for r in table if r.get("variant") == "radix-sort"), None)
+        if not mine:
+            return None, out
+        results.append(mine)
+    s, r = results
+    return {"student_pct": float(s["pct_cub"]), "reference_pct": float(r["pct_cub"]),
+            "spread": max(float(s["cub_spread_pct"]), float(r["cub_spread_pct"])),
+            "what": "cub::DeviceRadixSort", "right": s.get("check") == "ok"}, ""
+
+
+# ---------------------------------------------------------------------------------------------
+# The table, one student and a class
+# ---------------------------------------------------------------------------------------------
+
+def print_table(result):
+    log(f"{'item':<60} {'score':>7} {'max':>5}  status")
+    log("-" * 86)
+    for t in result["tests"]:
+        status = result["extra_data"]["status"][t["name"]]
+        log(f"{t['name']:<60} {t['score']:>7g} {t['max_score']:>5g}  {status}")
+    log("-" * 86)
+    for t in result["tests"]:
+        log(f"== {t['name']}\n{t['output']}")
+    log("")
+    log(result["output"])
+
+
+def parse_number(text):
+    t = (text or "").strip().lower()
+    if t == "radix":
+        return "radix"
+    if t.isdigit() and int(t) in CHAPTERS:
+        return int(t)
+    print(f"grade: CH='{text}' is not an assignment; give a chapter 1-8 or radix, e.g. make grade "
+          f"CH=7 STUDENT=path", file=sys.stderr)
+    sys.exit(2)
+
+
+def main(argv):
+    if len(argv) < 3 or argv[0] not in ("one", "class"):
+        print("usage: grade.py one CH STUDENT [OUT] | grade.py class CH FOLDER [OUT]", file=sys.stderr)
+        return 2
+    mode, number, path = argv[0], parse_number(argv[1]), argv[2]
+    if not path or not os.path.exists(path):
+        print(f"grade: {path or '(empty)'} does not exist; give the student's file or folder, "
+              f"e.g. STUDENT=submissions/ada", file=sys.stderr)
+        return 2
+    if number == "radix" and not os.path.isdir(os.path.join(ROOT, kit.RADIX_DIR)):
+        print(f"grade: there is no {kit.RADIX_DIR}/ here", file=sys.stderr)
+        return 2
+    env = course_env()
+    gpu = gpu_status()
+    out = os.path.abspath(argv[3] if len(argv) > 3 and argv[3] else
+                          os.path.join(env["BUILD"], "grade", "class" if mode == "class" else "one"))
+    if mode == "one":
+        os.makedirs(out, exist_ok=True)
+        result = grade(number, path, out, gpu, env)
+        print_table(result)
+        log(f"results.json: {os.path.join(out, 'results.json')}")
+        return 0
+    entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
+    if not entries:
+        print(f"grade: {path} is empty: put one folder (or file) per student in it", file=sys.stderr)
+        return 2
+    os.makedirs(out, exist_ok=True)
+    rows, names = [], None
+    for e in entries:
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", e)
+        d = os.path.join(out, name)
+        os.makedirs(d, exist_ok=True)
+        log(f"grading {e} ...")
+        try:
+            r = grade(number, os.path.join(path, e), d, gpu, env)
+        except Exception as exc:  # one broken submission must not stop the class
+            log(f"  {e}: the grader failed on it ({type(exc).__name__}: {exc}); grade it alone")
+            rows.append([e, "", "", "", f"grader error: {type(exc).__name__}: {exc}"])
+            continue
+        names = names or [t["name"] for t in r["tests"]]
+        rows.append([e, f"{r['score']:g}", f"{r['extra_data']['max_score']:g}",
+                     "yes" if r["extra_data"]["partial"] else "no"] +
+                    [f"{t['score']:g}" if r["extra_data"]["status"][t["name"]] == "graded"
+                     else r["extra_data"]["status"][t["name"]] for t in r["tests"]] +
+                    [" | ".join(r["output"].splitlines()[1:])])
+        log(f"  {e}: {r['score']:g} of {r['extra_data']['max_score']:g}"
+            + (" (partial)" if r["extra_data"]["partial"] else ""))
+    with open(os.path.join(out, "grades.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["student", "score", "max_score", "partial"] + names + ["notes"])
+        w.writerows(rows)
+    log(f"grades.csv: {os.path.join(out, 'grades.csv')} ({len(rows)} students)")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except GradeError as e:
+        print(f"grade: {e}", file=sys.stderr)
+        sys.exit(3)

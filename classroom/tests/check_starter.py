@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""No line of a stubbed part's solution survives anywhere in a student's copy.
+
+    classroom/tests/check_starter.py DIR [CHAPTERS...]    (the CHAPTERS DIR was written with)
+
+The solution lines are the lines of every copy of every stubbed part, with blanks collapsed,
+less those that also appear outside the parts of the course's own sources (the starter shows
+those anyway: `}` or `for (int k = 0; k < ITEMS_PER_THREAD; ++k)` give nothing away) and the
+lines of the stubs themselves. Two searches:
+  - in the chapters' and the assignment's sources of DIR, no line equals a solution line, of
+    any length;
+  - in every text file of DIR (notes, docs, tests, scripts), no line contains a solution line of
+    20 characters or more (shorter ones, like `break;`, turn up in any C file).
+Also checked: docs/answers.md and docs/instructor.md are placeholders, and no instructor-only
+file (the grader, tests/plant_bugs.sh) is there. Exit 0 when clean; 1 with every leak listed.
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import kit  # noqa: E402
+import starter  # noqa: E402
+
+LONG = 20
+
+
+def norm(line):
+    return re.sub(r"\s+", " ", line).strip()
+
+
+def solution_lines(stubbed):
+    common, stub_lines, solution = set(), set(), set()
+    for rel, folder, ps in kit.sources_with_parts():
+        text = open(os.path.join(kit.ROOT, rel)).read()
+        for gap in kit.outside(text, rel):
+            common.update(norm(l) for l in gap.splitlines())
+        for name, where, body in ps:
+            if name in stubbed:
+                solution.update(norm(l) for l in body.splitlines())
+    for name in stubbed:
+        stub_lines.update(norm(l) for l in kit.stub(name).splitlines())
+    return {l for l in solution if l} - common - stub_lines
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    top = sys.argv[1]
+    chapters, radix = starter.choose(sys.argv[2:])
+    kept, left_out, stubbed = starter.plan(chapters, radix)
+    lines = solution_lines(stubbed)
+    long_lines = [l for l in lines if len(l) >= LONG]
+    sources = {os.path.join(folder, s) for folder, _, srcs in kit.assignments() for s in srcs}
+    leaks, files = [], 0
+    for base, dirs, names in os.walk(top):
+        dirs[:] = [d for d in dirs if d not in (".git", "build")]
+        for n in names:
+            path = os.path.join(base, n)
+            rel = os.path.relpath(path, top)
+            try:
+                text = open(path, encoding="utf-8").read()
+            except (UnicodeDecodeError, OSError):
+                continue  # not text
+            files += 1
+            for number, line in enumerate(text.splitlines(), 1):
+                l = norm(line)
+                if rel in sources and l in lines:
+                    leaks.append(f"{rel}:{number}: {l}")
+                elif any(s in l for s in long_lines):
+                    leaks.append(f"{rel}:{number}: {l}")
+    for rel in starter.PLACEHOLDERS:
+        path = os.path.join(top, rel)
+        if not os.path.isfile(path) or "not part of the student's copy" not in open(path).read():
+            leaks.append(f"{rel}: not the placeholder")
+    for rel in sorted(starter.INSTRUCTOR_ONLY - set(starter.PLACEHOLDERS)) + ["classroom/grade.py"]:
+        if os.path.exists(os.path.join(top, rel)):
+            leaks.append(f"{rel}: an instructor-only file is in the copy")
+    for line in leaks[:40]:
+        print("LEAK " + line)
+    print(f"starter {top}: {len(stubbed)} parts stubbed, {len(lines)} solution lines "
+          f"({len(long_lines)} of {LONG}+ characters) searched in {files} files: "
+          f"{len(leaks)} found")
+    return 1 if leaks or not lines else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
