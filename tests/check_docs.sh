@@ -46,4 +46,7 @@ for page in "$dir"/*.html; do
     END { exit problems > 0 }' "$page" || problems=$((problems + 1))
 done
 echo "docs check: $pages pages, $([ "$problems" -eq 0 ] && echo "no problems" || echo "PROBLEMS above")"
+# the links: every reference resolves, in place and in a copy elsewhere; links land in the right
+# chapter; previous/next; each chapter file's page links its notes (tests/check_site.py)
+python3 "$(dirname "$0")/check_site.py" "$dir" "$(dirname "$dir")/site.tag" || problems=$((problems + 1))
 [ "$problems" -eq 0 ]
