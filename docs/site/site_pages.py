@@ -4,6 +4,7 @@ filter (doxy_filter.py), the generated group pages and the checks (tests/check_s
 
     site_pages.py --gen DIR     write the group pages (experiments, for instructors) into DIR
     site_pages.py --list        print the reading order: label, title, file
+    site_pages.py --files       print the Markdown files of the site, one a line
 
 The order comes from the repository, not from a list typed here: the chapters are DOXY_CHAPTERS
 (the Makefile's READY: the folders of CHAPTER_DIRS that exist, in that order), then the primer,
@@ -164,8 +165,12 @@ def main():
     elif len(sys.argv) == 2 and sys.argv[1] == "--list":
         for p in Site().reading_order():
             print("%-32s %-60s %s" % (p.label, p.title, p.rel))
+    elif len(sys.argv) == 2 and sys.argv[1] == "--files":
+        for p in Site().reading_order():
+            if p.rel:
+                print(p.rel)
     else:
-        sys.exit("usage: site_pages.py --gen DIR | --list")
+        sys.exit("usage: site_pages.py --gen DIR | --list | --files")
 
 
 if __name__ == "__main__":
