@@ -3,5 +3,6 @@ MathJax.Hub.Config({
   // machine, no image fonts (Debian's package has none), no request leaves the site.
   "HTML-CSS": { availableFonts: [], preferredFont: null, webFont: "TeX", imageFont: null },
   MathMenu: { showFontMenu: false, showRenderer: false },
-  menuSettings: { zoom: "None" }
+  menuSettings: { zoom: "None" },
+  messageStyle: "none"
 });
