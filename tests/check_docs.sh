@@ -116,11 +116,14 @@ python3 "$here/check_site.py" "$dir" "$(dirname "$dir")/site.tag" || problems=$(
 if [ "${CHECK_BROWSER:-1}" = 0 ]; then
   echo "browser check: SKIPPED (CHECK_BROWSER=0)"
 else
-  python3 "$here/check_browser.py" "$dir"
+  out=$(python3 "$here/check_browser.py" "$dir")
   status=$?
   if [ "$status" -eq 77 ]; then
-    echo "browser check: SKIPPED: $(python3 "$here/check_browser.py" "$dir" | tail -n 1)"
-  elif [ "$status" -ne 0 ]; then
+    echo "browser check: SKIPPED: $out"
+  else
+    echo "$out"
+  fi
+  if [ "$status" -ne 0 ] && [ "$status" -ne 77 ]; then
     problems=$((problems + 1))
   fi
 fi
