@@ -14,8 +14,8 @@ Fails (exit 1, each problem on a line) when:
     "Chapter NN" of the answers) links to a member of another chapter's source without the
     sentence naming that chapter (a carried helper that links to its first chapter must say so);
     and code of one chapter links to another chapter's code at all;
-  - a chapter's notes lack their previous/next links, or a chapter's file page lacks the link to
-    its notes.
+  - a chapter's notes lack their previous/next links, or a chapter's file page or source listing
+    lacks the link to its notes.
 Exit 2 on bad arguments.
 """
 import glob
@@ -180,12 +180,10 @@ def check_chapters(top, tagfile):
             problems.append("%s.html: no previous/next links (%s and the next chapter)" %
                             (page.label, want_prev))
     for target, chapter in members.file_chapter.items():
-        if target.endswith("_source.html"):
-            continue
         notes = [p.label for p in site.chapters if p.number == chapter]
         with open(os.path.join(top, target), encoding="utf-8") as f:
             if notes and 'href="%s.html"' % notes[0] not in f.read():
-                problems.append("%s: a chapter %s file whose page does not link its notes (%s)" %
+                problems.append("%s: a chapter %s file's page or listing that does not link its notes (%s)" %
                                 (target, chapter, notes[0]))
     return problems, crossing
 

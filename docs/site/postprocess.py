@@ -22,6 +22,9 @@ chapter.
      - else the link stays as Doxygen made it (tests/check_site.py then fails if it crosses
        into another chapter from a chapter's page without the sentence naming that chapter).
    The tag file (GENERATE_TAGFILE) says which file and anchor define what.
+
+3. A chapter file's source listing links its chapter's notes (its file page does already: the
+   input filter adds the link to the file's \\file text).
 """
 import html as html_text
 import os
@@ -241,6 +244,30 @@ def fix_tree_anchors(html):
     return fixed
 
 
+def link_listings(html, members, site):
+    """A chapter file's source listing links its chapter's notes, beside Doxygen's link to the
+    file's page."""
+    notes = {p.number: p for p in site.chapters}
+    linked = 0
+    for page, chapter in members.file_chapter.items():
+        if not page.endswith("_source.html") or chapter not in notes:
+            continue
+        path = os.path.join(html, page)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        anchor = re.search(r'<a href="[^"]+">Go to the documentation of this file\.</a>', text)
+        if not anchor:
+            continue
+        note = notes[chapter]
+        link = ' <span class="course-notes">The notes of this code: <a class="el" href="%s.html">' \
+               '%s</a>.</span>' % (note.label, html_text.escape(note.title))
+        text = text[:anchor.end()] + link + text[anchor.end():]
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        linked += 1
+    return linked
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit("usage: postprocess.py HTML_DIR TAGFILE MATHJAX_DIR")
@@ -259,8 +286,10 @@ def main():
         changed += n
         pages += n > 0
     fixed = fix_tree_anchors(html)
+    listings = link_listings(html, members, site)
     print("docs: %d links moved to the chapter they belong to (or unlinked), on %d pages; %d tree "
-          "entries of enum values pointed at their enum" % (changed, pages, fixed))
+          "entries of enum values pointed at their enum; %d source listings link their notes" %
+          (changed, pages, fixed, listings))
 
 
 if __name__ == "__main__":
