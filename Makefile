@@ -36,7 +36,7 @@ help:
 	@echo "  make test        build all, run host tests and every self-test (GPU suites need a GPU)"
 	@echo "  make bench       chapters 04 on beside CUB, Thrust and memcpy, 2^10 ... 2^30: docs/results/ (GPU)"
 	@echo "  make sanitize    compute-sanitizer memcheck, racecheck, synccheck on the GPU chapters"
-	@echo "  make docs        Doxygen HTML into build/docs/html (warnings are errors)"
+	@echo "  make docs        the course site into build/docs/html, then its checks (links; a browser where Chromium is)"
 	@echo "  make figures     redraw the figures in docs/figures (from the models in tests/scan_networks.c)"
 	@echo "  make clean       remove build/ and every ./run"
 	@echo "  make help        this list"
