@@ -106,13 +106,15 @@ class Members:
 
 
 def page_contexts(site):
-    """Markdown page -> its chapter number (the chapter's notes; an experiments' log)."""
+    """Markdown page -> its chapter number (the chapter's notes; the log of a chapter that exists:
+    a design for a chapter not yet written, 11_design.md, has no code of its own to link)."""
     ctx = {}
     for p in site.chapters:
         ctx[p.label + ".html"] = p.number
+    written = {p.number for p in site.chapters}
     for p in site.experiments:
         number = chapter_number(os.path.basename(p.rel))
-        if number:
+        if number in written:
             ctx[p.label + ".html"] = number
     return ctx
 
