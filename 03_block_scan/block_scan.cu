@@ -48,10 +48,11 @@
  *
  * The macro most tutorials copy, from the 2007 scan chapter of GPU Gems 3, is
  * `((n) >> NUM_BANKS + (n) >> (2 * LOG_NUM_BANKS))`. In C, `+` binds tighter than `>>`, so it
- * means `n >> (NUM_BANKS + n) >> (2 * LOG_NUM_BANKS)`: a shift by at least 16, which is 0 for
- * every index of a tile (and undefined in C once the count reaches 32). It pads nothing, so the
- * conflicts stay. What it meant was `(n >> LOG_NUM_BANKS) + (n >> (2 * LOG_NUM_BANKS))`; the
- * first term alone is all a 1024-element tile needs (see the notes for the bank arithmetic).
+ * means `n >> (NUM_BANKS + n) >> (2 * LOG_NUM_BANKS)`. With the 16 banks it was written for, the
+ * first shift is by 16 + n: 0 for n < 16, undefined in C from n = 16 on (a shift count of 32 or
+ * more); with 32 banks it is undefined for every index. It pads nothing that could be relied on,
+ * so the conflicts stay. What it meant was `(n >> LOG_NUM_BANKS) + (n >> (2 * LOG_NUM_BANKS))`;
+ * the first term alone is all a 1024-element tile needs (see the notes for the bank arithmetic).
  */
 #define CONFLICT_FREE_INDEX(i) ((i) + ((i) >> LOG_NUM_BANKS))
 /** Words of a padded shared array for one tile. */

@@ -11,8 +11,10 @@
  *    CUDA does not promise to start blocks in blockIdx order; a block that spins waiting for a
  *    chunk whose block has not started can keep that block from ever starting (it holds the SM
  *    slot). Numbers drawn in order always belong to blocks that are already running.
- *  - memory order: state and value are one aligned 64-bit word, stored and loaded in one
- *    instruction, so a reader sees both or neither. No fence is needed.
+ *  - memory order: state and value are one aligned 64-bit word, stored and loaded with one
+ *    relaxed GPU-scope instruction each: morally strong accesses of the same 8 bytes, so
+ *    single-copy atomic (PTX memory model), and a reader sees both or neither. No fence is
+ *    needed.
  *  - a watchdog: a block that waits more than 5 s stops the kernel with a message (exit 3)
  *    instead of hanging the GPU.
  * The price is the chain itself: block b+1 cannot publish before block b has, so the prefixes
@@ -309,7 +311,8 @@ __device__ uint32_t wait_and_publish(unsigned long long *descriptors, unsigned l
         unsigned long long word;
         unsigned spins = 0;
         unsigned long long since = 0;
-        /* the chain: nothing to do but wait for one word from the block before */
+        /* the chain: nothing to do but wait for one word from the block before (the watchdog,
+           carried over to chapters where a block owns one tile, calls these chunks "tile") */
         while ((word = load_descriptor(&descriptors[chunk - 1])) >> 32 != TILE_PREFIX)
             watchdog(&spins, &since, chunk, (long long)chunk - 1);
         exclusive = (uint32_t)word;
@@ -420,7 +423,7 @@ static void chained_scan(int variant, const int32_t *d_in, int32_t *d_out, size_
         return;
     unsigned long long *d_descriptors = (unsigned long long *)d_temp;
     unsigned *d_next_chunk = (unsigned *)(d_descriptors + chunks);
-    /* a second operation per call, only to clear: chapter 07 does without it */
+    /* a second operation per call, only to clear: chapter 08 does without it */
     CUDA_CHECK(cudaMemsetAsync(d_temp, 0, chained_temp_bytes(variant, n), 0));
     chained_scan_kernel<<<(unsigned)chunks, COARSE_THREADS>>>(
         d_in, d_out, n, CHUNK_TILES[variant], d_descriptors, d_next_chunk, exclusive);

@@ -112,12 +112,15 @@ else
   fi
 fi
 
-# the series: memcpy from the baselines' run; every other row by program and variant
+# the series: memcpy from the baselines' run; every other row by program and variant, with the
+# pct_memcpy its own program measured (against the memcpy of the same size in the same run).
+# Columns by name: the CSV may gain columns.
 series() {
-  awk -F, 'NR > 1 {
-    name = ($4 ~ /^baselines/ ? "" : "ch" $4 " ") $7 ($4 == "baselines-exclusive" ? " exclusive" : "")
-    if ($7 == "memcpy") { if ($4 != "baselines") next; name = "memcpy" }
-    print name "," $6 "," $8 "," $9 "," $10
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+  { prog = $c["program"]; var = $c["variant"]
+    name = (prog ~ /^baselines/ ? "" : "ch" prog " ") var (prog == "baselines-exclusive" ? " exclusive" : "")
+    if (var == "memcpy") { if (prog != "baselines") next; name = "memcpy" }
+    print name "," $c["log2_n"] "," $c["time_us"] "," $c["gb_per_s"] "," $c["pct_memcpy"]
   }' "$csv"
 }
 series > "$tmp/series.csv"
@@ -185,6 +188,8 @@ snippet() { # selector
       printf "Measured by `make bench` on %s, CUDA %s, %s (docs/results/; regenerated, not typed):\n\n", gpu, cuda, day
       if (sel ~ /^ch09/)
         printf "GB/s count the bytes each operator reads and writes; %% of memcpy compares with a cudaMemcpy moving as many bytes, timed in the same run.\n\n"
+      else
+        printf "%% of memcpy compares each row with the cudaMemcpy of the same n timed in the run of its own program (the pct_memcpy column of the CSV); the memcpy row is the copy of the baselines program.\n\n"
       printf "| series | µs at 2^16 | GB/s at 2^%d | GB/s at 2^%d (%% of memcpy) | GB/s at 2^%d (%% of memcpy) |\n", k1, k2, k3
       printf "|---|---|---|---|---|\n"
       for (i = 1; i <= ns; ++i) {
@@ -195,17 +200,16 @@ snippet() { # selector
           for (w = 1; w <= nw; ++w) keep = keep || n == word[w] || index(n, word[w] " ") == 1
           if (!keep) continue
         }
-        own = index(n, "ch09 ") == 1  # its own % (a memcpy moving the same bytes)
+        # % of memcpy: the pct_memcpy of the run of the row, never GB/s over the memcpy row
         printf "| %s | %s | %s | %s (%.1f %%) | %s (%.1f %%) |\n", n, t[n, 16], g[n, k1],
-               g[n, k2], own ? p[n, k2] : 100 * g[n, k2] / g["memcpy", k2],
-               g[n, k3], own ? p[n, k3] : 100 * g[n, k3] / g["memcpy", k3]
+               g[n, k2], p[n, k2], g[n, k3], p[n, k3]
       }
     }' "$tmp/series.csv"
 }
 splice() { # file selector
   local file=$1 sel=$2
   grep -q "<!-- bench:begin $sel -->" "$file" 2>/dev/null || return 0
-  snippet "$sel" > "$tmp/snippet.md"
+  snippet "$sel" > "$tmp/snippet.md" || { echo "bench: could not draw the table for $file" >&2; status=1; return 0; }
   awk -v sel="$sel" -v snip="$tmp/snippet.md" '
     $0 == "<!-- bench:begin " sel " -->" { print; while ((getline line < snip) > 0) print line; skip = 1; next }
     skip && $0 == "<!-- bench:end -->" { skip = 0 }

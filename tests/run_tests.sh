@@ -141,10 +141,12 @@ if command -v gnuplot >/dev/null; then  # bench/run_bench.sh --from draws the pl
 else
   skip_suite "results tables up to date" "gnuplot not found (bench/run_bench.sh --from needs it; CI has it)"
 fi
+run_suite "quoted % of memcpy from the same run" tests/check_pct_memcpy.sh
 run_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run serial
 run_suite "\\file blocks" check_file_blocks
 run_suite "conventions cited exist" check_citations
 run_suite "carried-over helpers unchanged" tests/check_carried.sh $CHAPTERS
+run_suite "chapter notes follow the outline" tests/check_notes.sh $CHAPTERS
 run_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test
 # the host code under AddressSanitizer and UBSan (build/asan: make tests builds it); a leak at
 # exit is not undefined behaviour, and exits by cli_fail() leave allocations behind on purpose
