@@ -6,7 +6,10 @@
 #    - an ordered list that does not count 1, 2, 3, … (Doxygen numbers every list from 1, so
 #      "2. 4. 5." reads "1. 2. 3." on the site);
 #    - a line inside a paragraph that starts with a number and a dot ("… in the low\n32. `x()`"):
-#      Doxygen starts a list there and drops the number, GitHub keeps the text.
+#      Doxygen starts a list there and drops the number, GitHub keeps the text;
+#    - a formula outside TeX (docs/CONVENTIONS.md §8: one notation, $…$): a Unicode subscript
+#      digit, a floor or ceiling bracket, or an ASCII subscript such as x_i or h_{t-1}, outside
+#      code and $…$.
 # 2. The generated HTML of every page made from Markdown: no raw markup in the text (a literal
 #    <tt>, <code>, **, backtick, or an asterisk against a word — "*`cp.async` staging.*" — means
 #    Doxygen did not render what the source meant), no en-dash inside code (a copied command
@@ -32,6 +35,13 @@ for md in $(cd "$root" && python3 docs/site/site_pages.py --files); do
     /^[ \t]*(```|~~~)/ { fence = !fence; prev = "other"; next }
     fence { next }
     /^[ \t]*$/ { blank = 1; next }
+    {
+      prose = $0
+      gsub(/`[^`]*`/, "", prose)
+      gsub(/\$\$.*\$\$|\$[^$]*\$/, "", prose)
+      if (prose ~ /₀|₁|₂|₃|₄|₅|₆|₇|₈|₉|⌈|⌉|⌊|⌋/ || prose ~ /(^|[^A-Za-z0-9_])[A-Za-z]_(\{|[a-z0-9]([^A-Za-z0-9_]|$))/)
+        say("a formula outside $…$: write it in TeX between dollar signs (docs/CONVENTIONS.md §8): " substr(prose, 1, 80))
+    }
     {
       match($0, /^ */); ind = RLENGTH
       if (match($0, /^ *[0-9]+[.)] /)) {
