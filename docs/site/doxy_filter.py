@@ -12,7 +12,7 @@ Markdown (every page of the site):
     which MathJax renders; code spans and fenced blocks are left alone;
   - images: a relative path keeps only its file name, which Doxygen finds through IMAGE_PATH
     (docs/figures, docs/results) and copies into the site, so that html/ holds every figure;
-  - the README (the main page): its ## headings become plain HTML headings, so that the side tree
+  - the README (the main page): its headings become plain HTML headings, so that the side tree
     lists the course's pages and not the README's sections, and a list of the site's pages in
     reading order is appended (\\subpage: this is what builds the side tree);
   - a chapter's README: previous and next links at the end.
@@ -61,9 +61,9 @@ def markdown(text, is_main):
             out.append(line)
             continue
         if is_main:
-            m = re.match(r"^##\s+(.*?)\s*$", line)
+            m = re.match(r"^(#{2,6})\s+(.*?)\s*#*\s*$", line)
             if m:
-                out.append("<h2>%s</h2>" % m.group(1))
+                out.append("<h%d>%s</h%d>" % (len(m.group(1)), m.group(2), len(m.group(1))))
                 continue
         out.append(convert_line(line))
     return "\n".join(out)
@@ -89,7 +89,7 @@ def main():
             # appended after the last line: every line keeps its number
             text += "%s/** \\file\n * The notes of this code: \\ref %s. */\n" % (
                 "" if text.endswith("\n") else "\n", chapter.label)
-    sys.stdout.write(text)
+    sys.stdout.buffer.write(text.encode("utf-8"))  # whatever the locale: the files are UTF-8
 
 
 if __name__ == "__main__":
