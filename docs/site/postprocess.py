@@ -121,8 +121,8 @@ def page_contexts(site):
 
 def sentence_before(text, pos):
     """The visible text of the sentence that ends at pos (from the block's start)."""
-    start = 0
-    for m in BLOCK_START.finditer(text, max(0, pos - 4000), pos):
+    start = max(0, pos - 4000)
+    for m in BLOCK_START.finditer(text, start, pos):
         start = m.end()
     visible = html_text.unescape(TAG.sub("", text[start:pos]))
     m = SENTENCE_END.match(visible)
