@@ -36,7 +36,7 @@ help:
 	@echo "  make test        build all, run host tests and every self-test (GPU suites need a GPU)"
 	@echo "  make bench       chapters 04 on beside CUB, Thrust and memcpy, 2^10 ... 2^30: docs/results/ (GPU)"
 	@echo "  make sanitize    compute-sanitizer memcheck, racecheck, synccheck on the GPU chapters"
-	@echo "  make docs        Doxygen HTML into build/docs/html (warnings are errors)"
+	@echo "  make docs        the course site into build/docs/html, then its checks (links; a browser where Chromium is)"
 	@echo "  make figures     redraw the figures in docs/figures (from the models in tests/scan_networks.c)"
 	@echo "  make starter DIR=path [CHAPTERS=\"2 3 7\"]   the student's copy: their parts stubbed, no answers"
 	@echo "  make grade CH=N STUDENT=path [OUT=dir]       grade one submission (N = 1-8 or radix): table, results.json"
@@ -116,21 +116,28 @@ bench: all
 sanitize: all
 	@CHAPTERS="$(READY)" tests/sanitize.sh
 
-# Doxygen reads README.md, docs/, common/, tests/ and the chapters that exist.
+# The course site (docs/site/ says how it is made): Doxygen over README.md, docs/, common/, tests/,
+# bench/ and the chapters that exist, in their order; Debian's doxygen-awesome-css and MathJax
+# (copied into the site: it works offline and can be published as it is); then the checks of
+# tests/check_docs.sh (the text, every link and image, a copy of the site moved elsewhere, and a
+# headless browser where Chromium is installed).
+DOXY_AWESOME ?= /usr/share/doxygen-awesome-css
+MATHJAX ?= /usr/share/javascript/mathjax
 docs:
 	@command -v doxygen >/dev/null || { echo "make docs needs doxygen (apt-get install doxygen graphviz)"; exit 2; }
+	@command -v python3 >/dev/null || { echo "make docs needs python3 (apt-get install python3)"; exit 2; }
+	@[ -f "$(DOXY_AWESOME)/doxygen-awesome.css" ] || { echo "make docs needs doxygen-awesome-css" \
+	  "(apt-get install doxygen-awesome-css), or DOXY_AWESOME=the folder of doxygen-awesome.css"; exit 2; }
+	@[ -f "$(MATHJAX)/MathJax.js" ] || { echo "make docs needs MathJax 2 (apt-get install libjs-mathjax)," \
+	  "or MATHJAX=the folder of MathJax.js"; exit 2; }
 	@command -v dot >/dev/null || echo "make docs: Graphviz (dot) not found: no include graphs (apt-get install graphviz)"
-	@mkdir -p $(BUILD)/docs
-	DOXY_INPUT="README.md docs common tests bench $(READY)" DOXY_OUTPUT="$(BUILD)/docs" \
+	@rm -rf $(BUILD)/docs && mkdir -p $(BUILD)/docs/gen
+	@python3 docs/site/site_pages.py --gen $(BUILD)/docs/gen
+	DOXY_INPUT="README.md docs common tests bench $(READY) $(BUILD)/docs/gen" DOXY_OUTPUT="$(BUILD)/docs" \
+	  DOXY_CHAPTERS="$(READY)" DOXY_ROOT="$(CURDIR)" DOXY_AWESOME="$(DOXY_AWESOME)" \
 	  DOXY_HAVE_DOT=$$(command -v dot >/dev/null && echo YES || echo NO) doxygen docs/Doxyfile
-	@# The notes link figures as ../docs/figures/x.svg (right on GitHub); from build/docs/html that
-	@# path is build/docs/docs/figures, so the figures go there.
-	@mkdir -p $(BUILD)/docs/docs && rm -rf $(BUILD)/docs/docs/figures $(BUILD)/docs/docs/results && \
-	  cp -r docs/figures $(BUILD)/docs/docs/ && { [ ! -d docs/results ] || cp -r docs/results $(BUILD)/docs/docs/; }
-	@# The README (index.html) links docs/results/x.svg: from build/docs/html, that is html/docs/.
-	@mkdir -p $(BUILD)/docs/html/docs && rm -rf $(BUILD)/docs/html/docs/results && \
-	  { [ ! -d docs/results ] || cp -r docs/results $(BUILD)/docs/html/docs/; }
-	@tests/check_docs.sh $(BUILD)/docs/html
+	@python3 docs/site/postprocess.py $(BUILD)/docs/html $(BUILD)/docs/site.tag "$(MATHJAX)"
+	@DOXY_CHAPTERS="$(READY)" tests/check_docs.sh $(BUILD)/docs/html
 	@echo "docs: open $(BUILD)/docs/html/index.html"
 
 # The figures are committed; make test checks that they match what the model draws.

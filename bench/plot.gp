@@ -1,32 +1,38 @@
 # Plots of make bench (called by bench/run_bench.sh, which sets: data, blocks, gpu, cuda, day,
 # bandwidth, latency, latency_max). data holds one block per series: a header line with its
 # name, then "log2(n) time_us GB/s" rows. Block 0 is memcpy, drawn as the ceiling.
-set terminal svg size 980,600 dynamic font "DejaVu Sans,12" background rgb "white"
+# 760 px wide with the key below the plot: the page shows it at its size, 1024 px wide or more
+set terminal svg size 760,660 dynamic font "DejaVu Sans,12" background rgb "white"
 set logscale x 2
 set format x "2^{%L}"
 set xlabel "n (int32 elements)"
 set grid
-set key outside right top
+set key outside bottom center horizontal maxcols 3 width -2
+set bmargin 9
 set pointsize 0.7
-# eleven colours that stay apart (after Okabe & Ito, plus grey, dark red, indigo and teal); memcpy
-# is drawn black
+# eleven colours that stay apart and read on white, in the order of the series (after Okabe &
+# Ito and Paul Tol; no yellow, no pale blue); memcpy is drawn black
 set linetype 1 linecolor rgb "#0072B2"
-set linetype 2 linecolor rgb "#56B4E9"
-set linetype 3 linecolor rgb "#E69F00"
-set linetype 4 linecolor rgb "#F0E442"
-set linetype 5 linecolor rgb "#009E73"
-set linetype 6 linecolor rgb "#D55E00"
-set linetype 7 linecolor rgb "#999999"
-set linetype 8 linecolor rgb "#CC79A7"
+set linetype 2 linecolor rgb "#882255"
+set linetype 3 linecolor rgb "#8C6D00"
+set linetype 4 linecolor rgb "#117733"
+set linetype 5 linecolor rgb "#332288"
+set linetype 6 linecolor rgb "#555555"
+set linetype 7 linecolor rgb "#AA4499"
+set linetype 8 linecolor rgb "#44AA99"
 set linetype 9 linecolor rgb "#8B0000"
-set linetype 10 linecolor rgb "#332288"
-set linetype 11 linecolor rgb "#44AA99"
+set linetype 10 linecolor rgb "#D55E00"
+set linetype 11 linecolor rgb "#999933"
 set linetype cycle 11
 
+# GB/s from 2^bandwidth_min on: below it every series is a few GB/s and launch time, not
+# bandwidth, sets them apart, which the time plot shows
+if (!exists("bandwidth_min")) bandwidth_min = 18
 set output bandwidth
-set title sprintf("Scan throughput on %s, CUDA %s, %s\nGB/s = 2 · 4 · n bytes / median time; memcpy of the same n is the ceiling", gpu, cuda, day)
+set title sprintf("Scan throughput on %s, CUDA %s, %s\nGB/s = 2 · 4 · n bytes / median time; memcpy of the same n is the ceiling\n(smaller n: the time plot)", gpu, cuda, day)
 set ylabel "GB/s"
 set yrange [0:*]
+set xrange [2**bandwidth_min:*]
 plot data index 0 using (2**$1):3 with lines dashtype 2 linewidth 2 linecolor rgb "black" title columnheader(1), \
      for [i=1:blocks-1] data index i using (2**$1):3 with linespoints linetype i linewidth 1.5 title columnheader(1)
 

@@ -129,24 +129,36 @@ series() {
 }
 series > "$tmp/series.csv"
 
-# Markdown table: GB/s, one row per size, one column per series (in order of appearance)
+# Markdown tables: GB/s, one row per series (in order of appearance), one column per size; the
+# sizes in two tables (up to 2^20, where launch and latency set the time, and beyond), so that
+# each fits a page 1024 px wide
 md="$OUTDIR/$slug.md"
 awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v reps="$REPS" '
   { if (!($1 in seen)) { seen[$1] = 1; names[++ns] = $1 }
     if (!($2 in seenk)) { seenk[$2] = 1; ks[++nk] = $2 }
     v[$1, $2] = $4 }
+  function table(title, lo, hi,   i, j) {
+    printf "%s\n\n| series |", title
+    for (j = 1; j <= nk; ++j) if (ks[j] >= lo && ks[j] <= hi) printf " 2^%s |", ks[j]
+    printf "\n|---|"
+    for (j = 1; j <= nk; ++j) if (ks[j] >= lo && ks[j] <= hi) printf "---|"
+    printf "\n"
+    for (i = 1; i <= ns; ++i) {
+      printf "| %s |", names[i]
+      for (j = 1; j <= nk; ++j)
+        if (ks[j] >= lo && ks[j] <= hi)
+          printf " %s |", ((names[i], ks[j]) in v) ? v[names[i], ks[j]] : "-"
+      printf "\n"
+    }
+    printf "\n"
+  }
   END {
     printf "# Scan throughput on %s\n\n", gpu
     printf "GB/s = 2 x n x 4 bytes / median time of %d runs (read n, write n); every run verified. ", reps
     printf "Chapter 09'"'"'s operators and chapter 10'"'"'s compaction (ch09 …, ch10 …): GB/s = the bytes each reads and writes / time. "
     printf "CUDA %s, measured %s by `make bench` (bench/run_bench.sh); do not edit by hand.\n\n", cuda, day
-    printf "| n |"; for (i = 1; i <= ns; ++i) printf " %s |", names[i]; printf "\n|---|"
-    for (i = 1; i <= ns; ++i) printf "---|"; printf "\n"
-    for (j = 1; j <= nk; ++j) {
-      printf "| 2^%s |", ks[j]
-      for (i = 1; i <= ns; ++i) printf " %s |", ((names[i], ks[j]) in v) ? v[names[i], ks[j]] : "-"
-      printf "\n"
-    }
+    table("GB/s at small n, where launch and latency set the time:", 0, 20)
+    table("GB/s at large n, where bandwidth sets it:", 21, 99)
   }' "$tmp/series.csv" > "$md"
 
 # gnuplot data: one block per series, its name first. Chapters 09 and 10's operators are left out

@@ -1,13 +1,77 @@
 #!/usr/bin/env bash
-# The generated HTML of `make docs`, read as a reader sees it (part of `make docs`, and so of CI).
-# In every page made from Markdown (the README, the notes, docs/): no raw markup in the text
-# (a literal <tt>, <code>, ** or backtick means Doxygen did not render what the source meant), no
-# en-dash inside code (a copied command would fail), and every image resolves to a file.
+# The site of `make docs`, read as a reader sees it (part of `make docs`, and so of CI):
 #   tests/check_docs.sh HTML_DIR
+# 1. The Markdown of every page (the list: docs/site/site_pages.py --files), for what Doxygen 1.9.4
+#    renders differently from GitHub:
+#    - an ordered list that does not count 1, 2, 3, … (Doxygen numbers every list from 1, so
+#      "2. 4. 5." reads "1. 2. 3." on the site);
+#    - a line inside a paragraph that starts with a number and a dot ("… in the low\n32. `x()`"):
+#      Doxygen starts a list there and drops the number, GitHub keeps the text;
+#    - a formula outside TeX (docs/CONVENTIONS.md §8: one notation, $…$): a Unicode subscript
+#      digit, a floor or ceiling bracket, or an ASCII subscript such as x_i or h_{t-1}, outside
+#      code and $…$.
+# 2. The generated HTML of every page made from Markdown: no raw markup in the text (a literal
+#    <tt>, <code>, **, backtick, or an asterisk against a word — "*`cp.async` staging.*" — means
+#    Doxygen did not render what the source meant), no en-dash inside code (a copied command
+#    would fail), and every image resolves to a file.
+# 3. tests/check_site.py: every link of the site resolves, also in a copy elsewhere; links land
+#    in the right chapter; previous/next; each chapter file's page links its notes.
+# 4. tests/check_browser.py: every page in headless Chromium, no resource that fails to load, no
+#    JavaScript error; skipped, with the reason, where there is no Chromium, or with
+#    CHECK_BROWSER=0.
 set -u
 dir=${1:?"usage: tests/check_docs.sh HTML_DIR"}
 [ -d "$dir" ] || { echo "check_docs: no folder $dir; run make docs" >&2; exit 2; }
-problems=0 pages=0
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+problems=0 pages=0 sources=0
+
+# 1. the Markdown sources
+for md in $(cd "$root" && python3 docs/site/site_pages.py --files); do
+  sources=$((sources + 1))
+  awk -v name="$md" '
+    function say(msg) { print name ":" FNR ": " msg; bad++ }
+    BEGIN { bad = 0 }
+    /^[ \t]*(```|~~~)/ { fence = !fence; prev = "other"; next }
+    fence { next }
+    /^[ \t]*$/ { blank = 1; next }
+    {
+      prose = $0
+      gsub(/`[^`]*`/, "", prose)
+      gsub(/\$\$.*\$\$|\$[^$]*\$/, "", prose)
+      if (prose ~ /₀|₁|₂|₃|₄|₅|₆|₇|₈|₉|⌈|⌉|⌊|⌋/ || prose ~ /(^|[^A-Za-z0-9_])[A-Za-z]_(\{|[a-z0-9]([^A-Za-z0-9_]|$))/)
+        say("a formula outside $…$: write it in TeX between dollar signs (docs/CONVENTIONS.md §8): " substr(prose, 1, 80))
+    }
+    {
+      match($0, /^ */); ind = RLENGTH
+      if (match($0, /^ *[0-9]+[.)] /)) {
+        num = substr($0, ind + 1) + 0
+        inside = !in_list && !blank && prev == "text" && num != 1
+        if (inside)
+          say("\"" num ".\" starts a line inside a paragraph: Doxygen makes it a list item and drops the number (GitHub keeps the text); reflow the paragraph")
+        for (k in expect) if (k + 0 > ind) delete expect[k]
+        if (inside) {
+        } else if (!(ind in expect)) {
+          if (num != 1)
+            say("this ordered list starts at " num ": Doxygen numbers every list from 1, so the site would show another number; use a bullet with the number in bold (\"- **" num ".** …\")")
+        } else if (num != expect[ind]) {
+          say("item " num " follows item " expect[ind] - 1 ": Doxygen numbers items consecutively, so the site would show " expect[ind] "; use bullets with the numbers in bold")
+        }
+        expect[ind] = num + 1
+        in_list = 1; prev = "item"
+      } else if ($0 ~ /^ *[-*+] /) {
+        for (k in expect) if (k + 0 >= ind) delete expect[k]
+        in_list = 1; prev = "item"
+      } else {
+        if (blank && ind == 0) { in_list = 0; for (k in expect) delete expect[k] }
+        prev = ($0 ~ /^ *(#|\||<|>)/) ? "other" : "text"
+      }
+      blank = 0
+    }
+    END { exit bad > 0 }' "$root/$md" || problems=$((problems + 1))
+done
+
+# 2. the HTML of the pages made from Markdown
 for page in "$dir"/*.html; do
   grep -q '<!-- PageDoc -->' "$page" || [ "$(basename "$page")" = index.html ] || continue
   pages=$((pages + 1))
@@ -17,9 +81,12 @@ for page in "$dir"/*.html; do
     case $src in http*|data:*) continue ;; esac
     [ -e "$dir/$src" ] || { echo "$name: image does not resolve: $src"; problems=$((problems + 1)); }
   done
-  # code: fragments (blocks) and inline <code>; text: the rest
+  # code: fragments (blocks) and inline <code>; text: the rest, between the page's contents markers
   awk -v name="$name" '
     BEGIN { problems = 0 }
+    /<div class="contents">/ { in_contents = 1 }
+    /<!-- contents -->/ { in_contents = 0 }
+    !in_contents { next }
     /<div class="fragment">/ { in_block = 1 }
     {
       line = $0
@@ -42,8 +109,32 @@ for page in "$dir"/*.html; do
       if (text ~ /&lt;\/?(tt|code|b|em)&gt;/) { print name ": raw markup: " substr(text, 1, 120); problems++ }
       if (text ~ /\*\*/) { print name ": raw **: " substr(text, 1, 120); problems++ }
       if (text ~ /`/) { print name ": raw backtick: " substr(text, 1, 120); problems++ }
+      visible = text
+      gsub(/<[^>]*>/, "", visible)
+      gsub(/\\\(([^\\]|\\[^)])*\\\)|\\\[([^\\]|\\[^\]])*\\\]/, "", visible)  # formulas, for MathJax
+      if (visible ~ /(^|[^ \t])\*|\*([^ \t]|$)/)
+        { print name ": raw asterisk (emphasis Doxygen did not render?): " substr(visible, 1, 120); problems++ }
     }
     END { exit problems > 0 }' "$page" || problems=$((problems + 1))
 done
-echo "docs check: $pages pages, $([ "$problems" -eq 0 ] && echo "no problems" || echo "PROBLEMS above")"
+echo "docs check: $sources Markdown sources, $pages pages, $([ "$problems" -eq 0 ] && echo "no problems" || echo "PROBLEMS above")"
+
+# 3. the links
+python3 "$here/check_site.py" "$dir" "$(dirname "$dir")/site.tag" || problems=$((problems + 1))
+
+# 4. a real browser
+if [ "${CHECK_BROWSER:-1}" = 0 ]; then
+  echo "browser check: SKIPPED (CHECK_BROWSER=0)"
+else
+  out=$(python3 "$here/check_browser.py" "$dir")
+  status=$?
+  if [ "$status" -eq 77 ]; then
+    echo "browser check: SKIPPED: $out"
+  else
+    echo "$out"
+  fi
+  if [ "$status" -ne 0 ] && [ "$status" -ne 77 ]; then
+    problems=$((problems + 1))
+  fi
+fi
 [ "$problems" -eq 0 ]

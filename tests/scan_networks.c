@@ -7,7 +7,7 @@
  *     scan_networks               unit tests (part of `make test`)
  *     scan_networks --table       depth and size at n = 16, and the shared-memory bank table
  *     scan_networks --svg DIR     write DIR/network_NAME.svg for n = 16, and the dataflow figures
- *                                 of chapters 04 and 05 (`make figures`)
+ *                                 of chapters 01, 04, 05, 06 and 09 (`make figures`)
  *
  * A network is a list of operations `x[dst] = x[src] + x[dst]`, in an order that a single thread
  * may apply one after another, on the n element wires and, for reduce-then-scan, a few extra wires
@@ -20,9 +20,10 @@
  *
  * The same file checks the bank arithmetic behind chapter 03's CONFLICT_FREE_INDEX: for the
  * shared-memory access patterns of its block scans, how many different words of one bank a warp
- * asks for at once, with and without the padding; models chapters 04 and 05's decompositions;
- * and runs the look-back of chapter 07 (carried unchanged into 08) under random interleavings of
- * its tiles.
+ * asks for at once, with and without the padding; models chapters 01, 04 and 05's
+ * decompositions; runs the look-back of chapter 07 (carried unchanged into 08) and the chain of
+ * chapter 06 under random interleavings of their tiles; and runs chapter 09's segmented sum, an
+ * operator that is associative but not commutative, with the look-back's grouping.
  */
 #include "check.h"
 
@@ -416,6 +417,86 @@ static void test_banks(void)
         CHECK(worst_conflict(p, 1) == 1);
 }
 
+/* ---- chapter 01: the threaded scan, on slices that differ by at most one ------------------- */
+
+/** Chapter 01's slice_of(): slice t of `threads` over n elements, [begin, end). */
+static void slice_bounds(int n, int t, int threads, int *begin, int *end)
+{
+    *begin = n / threads * t + (t < n % threads ? t : n % threads);
+    *end = *begin + n / threads + (t < n % threads ? 1 : 0);
+}
+
+/**
+ * Chapter 01's scan_threads(), serially: each of `threads` slices is reduced into
+ * `aggregate[t]`, the aggregates are scanned into exclusive prefixes (`prefix[t]`), and each
+ * slice is scanned again from its prefix. `aggregate` and `prefix` hold `threads` entries.
+ */
+static void model_threads(uint32_t *x, int n, int threads, int exclusive, uint32_t *aggregate,
+                          uint32_t *prefix)
+{
+    int begin, end;
+    for (int t = 0; t < threads; ++t) {
+        slice_bounds(n, t, threads, &begin, &end);
+        aggregate[t] = 0;
+        for (int i = begin; i < end; ++i)
+            aggregate[t] += x[i];
+    }
+    uint32_t running = 0;
+    for (int t = 0; t < threads; ++t) {
+        prefix[t] = running;
+        running += aggregate[t];
+    }
+    for (int t = 0; t < threads; ++t) {
+        slice_bounds(n, t, threads, &begin, &end);
+        uint32_t carry = prefix[t];
+        for (int i = begin; i < end; ++i) {
+            uint32_t v = x[i];
+            carry += v;
+            x[i] = exclusive ? carry - v : carry;
+        }
+    }
+}
+
+/** The threaded scan against the serial one for every n up to MAX_N and 1 … 17 threads (more
+    threads than elements included), inclusive and exclusive; the slices cover [0, n) in order,
+    their sizes differ by at most one. (Planted by hand: seeding every slice with 0 fails.) */
+static void test_threads(void)
+{
+    static uint32_t x[MAX_N], y[MAX_N], ref[MAX_N];
+    uint32_t aggregate[17], prefix[17];
+    uint64_t state = 0x0101ull;
+    int wrong = 0, slices_bad = 0;
+    for (int n = 0; n <= MAX_N; ++n) {
+        for (int i = 0; i < n; ++i) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            x[i] = (uint32_t)(state >> 32);
+        }
+        for (int threads = 1; threads <= 17; ++threads) {
+            int expect = 0, begin, end, smallest = n, largest = 0;
+            for (int t = 0; t < threads; ++t) {
+                slice_bounds(n, t, threads, &begin, &end);
+                slices_bad += begin != expect || end < begin;
+                expect = end;
+                smallest = end - begin < smallest ? end - begin : smallest;
+                largest = end - begin > largest ? end - begin : largest;
+            }
+            slices_bad += expect != n || largest - smallest > 1;
+            for (int exclusive = 0; exclusive < 2; ++exclusive) {
+                uint32_t sum = 0;
+                for (int i = 0; i < n; ++i) {
+                    ref[i] = exclusive ? sum : sum + x[i];
+                    sum += x[i];
+                }
+                memcpy(y, x, (size_t)n * sizeof y[0]);
+                model_threads(y, n, threads, exclusive, aggregate, prefix);
+                wrong += memcmp(y, ref, (size_t)n * sizeof y[0]) != 0;
+            }
+        }
+    }
+    CHECK(wrong == 0);
+    CHECK(slices_bad == 0);
+}
+
 /* ---- chapters 04 and 05: the device-wide decompositions, on the host ------------------------ */
 
 /**
@@ -634,6 +715,177 @@ static void test_look_back(void)
     CHECK(bug_caught > runs / 4);
 }
 
+/* ---- chapter 06: the chained scan, under random interleavings ------------------------------ */
+
+/** A model block of chapter 06 that has stored its state but not yet its value (the bug). */
+enum { CH_STORING_VALUE = LB_DONE + 1 };
+
+/**
+ * Chapter 06's chain run by `chunks` model blocks whose steps interleave at random. A block
+ * reduces its chunk (one step), then reads its predecessor's descriptor until it shows
+ * TILE_PREFIX, and publishes its own inclusive prefix. With `two_words`, the bug the chapter
+ * plants: the state and the value are two stores, the state first, and a reader can come in
+ * between. Writes each chunk's inclusive prefix; returns the steps taken, or -1 if it did not
+ * finish.
+ */
+static int model_chained(const uint32_t *aggregate, int chunks, int two_words, uint64_t *rng,
+                         uint32_t *inclusive)
+{
+    int state[LB_MAX_TILES], phase[LB_MAX_TILES];
+    uint32_t value[LB_MAX_TILES];
+    int done = 0, steps = 0;
+    for (int c = 0; c < chunks; ++c) {
+        state[c] = LB_INVALID;
+        phase[c] = LB_LOADING;
+        value[c] = 0xA5A5A5A5u; /* what a never-written descriptor holds */
+    }
+    while (done < chunks && steps < 1000000) {
+        const int c = (int)(lb_random(rng) % (uint32_t)chunks);
+        ++steps;
+        if (phase[c] == LB_LOADING) {
+            phase[c] = LB_LOOKING;
+        } else if (phase[c] == LB_LOOKING) {
+            const int ready = c == 0 || state[c - 1] == LB_PREFIX;
+            if (!ready)
+                continue; /* spin: read the predecessor's word again later */
+            inclusive[c] = (c == 0 ? 0 : value[c - 1]) + aggregate[c];
+            state[c] = LB_PREFIX;
+            if (two_words) {
+                phase[c] = CH_STORING_VALUE;
+                continue;
+            }
+            value[c] = inclusive[c];
+            phase[c] = LB_DONE;
+            ++done;
+        } else if (phase[c] == CH_STORING_VALUE) {
+            value[c] = inclusive[c];
+            phase[c] = LB_DONE;
+            ++done;
+        }
+    }
+    return done == chunks ? steps : -1;
+}
+
+/** The chain gives every chunk its inclusive prefix whatever the interleaving, and always
+    finishes; storing the state before the value (two words) is caught. */
+static void test_chained(void)
+{
+    uint32_t aggregate[LB_MAX_TILES], inclusive[LB_MAX_TILES];
+    uint64_t rng = 0x0606ull;
+    int wrong = 0, stuck = 0, runs = 0, bug_caught = 0;
+    for (int chunks = 1; chunks <= LB_MAX_TILES; ++chunks)
+        for (int repeat = 0; repeat < 40; ++repeat) {
+            for (int c = 0; c < chunks; ++c)
+                aggregate[c] = lb_random(&rng) * 2654435761u;
+            for (int bug = 0; bug < 2; ++bug) {
+                const int steps = model_chained(aggregate, chunks, bug, &rng, inclusive);
+                uint32_t sum = 0;
+                int bad = 0;
+                for (int c = 0; c < chunks; ++c) {
+                    sum += aggregate[c];
+                    bad += inclusive[c] != sum;
+                }
+                if (bug) {
+                    bug_caught += bad > 0;
+                } else {
+                    ++runs;
+                    stuck += steps < 0;
+                    wrong += bad > 0;
+                }
+            }
+        }
+    CHECK(stuck == 0);
+    CHECK(wrong == 0);
+    CHECK(runs == LB_MAX_TILES * 40);
+    /* the model must be able to fail: a reader between the two stores is caught, often */
+    CHECK(bug_caught > runs / 4);
+}
+
+/* ---- chapter 09: an operator that is associative and not commutative ----------------------- */
+
+/** Chapter 09's segmented sum: a head flag and a sum (`segment_sum` in operators.cu). */
+typedef struct {
+    uint32_t head; /**< 1 if a segment starts here (or in what this pair summarises) */
+    uint32_t sum;  /**< the sum since the last head */
+} segment;
+
+/** earlier ⊕ later: a head in `later` discards what is on its left. */
+static segment seg_combine(segment earlier, segment later)
+{
+    segment r = {earlier.head | later.head, later.head ? later.sum : earlier.sum + later.sum};
+    return r;
+}
+
+/**
+ * Chapter 09's pass for the segmented sum, serially: each tile of `tile` elements combines its
+ * elements in order into `aggregate[t]`; tile t's exclusive prefix is built as the look-back
+ * does, from the nearest predecessor back, `window` tiles at a time, each window combined in
+ * order and put in front of what is already there (`prefix = window ⊕ prefix`; with `swapped`,
+ * the bug: `prefix ⊕ window`, right only for a commutative operator); each element is its
+ * tile's prefix ⊕ the tile's elements up to it. `aggregate` and `prefix` hold a slot per tile.
+ */
+static void model_segmented(const segment *in, uint32_t *out, int n, int tile, int window,
+                            int swapped, segment *aggregate, segment *prefix)
+{
+    const segment identity = {0, 0};
+    int tiles = (n + tile - 1) / tile;
+    for (int t = 0; t < tiles; ++t) {
+        aggregate[t] = identity;
+        for (int i = t * tile; i < n && i < (t + 1) * tile; ++i)
+            aggregate[t] = seg_combine(aggregate[t], in[i]);
+    }
+    for (int t = 0; t < tiles; ++t) {
+        prefix[t] = identity;
+        for (int last = t - 1; last >= 0; last -= window) {
+            segment w = identity;
+            for (int p = last - window + 1 < 0 ? 0 : last - window + 1; p <= last; ++p)
+                w = seg_combine(w, aggregate[p]);
+            prefix[t] = swapped ? seg_combine(prefix[t], w) : seg_combine(w, prefix[t]);
+        }
+        segment running = prefix[t];
+        for (int i = t * tile; i < n && i < (t + 1) * tile; ++i) {
+            running = seg_combine(running, in[i]);
+            out[i] = running.sum;
+        }
+    }
+}
+
+/** The segmented pass against a serial segmented scan, for every n up to MAX_N, several tiles
+    and windows (any grouping gives the same result: associativity); putting the window on the
+    wrong side (what a commutative operator allows) is caught. */
+static void test_segmented(void)
+{
+    static segment in[MAX_N], aggregate[MAX_N], prefix[MAX_N];
+    static uint32_t out[MAX_N], ref[MAX_N];
+    uint64_t state = 0x0909ull;
+    int wrong = 0, bug_caught = 0, bug_runs = 0;
+    for (int n = 0; n <= MAX_N; ++n) {
+        uint32_t sum = 0;
+        for (int i = 0; i < n; ++i) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            in[i].sum = (uint32_t)(state >> 40);
+            in[i].head = (state >> 33) % 5 == 0;
+            sum = in[i].head ? in[i].sum : sum + in[i].sum;
+            ref[i] = sum;
+        }
+        for (int tile = 1; tile <= 9; tile += 2)
+            for (int window = 1; window <= 4; ++window)
+                for (int swapped = 0; swapped < 2; ++swapped) {
+                    model_segmented(in, out, n, tile, window, swapped, aggregate, prefix);
+                    int bad = memcmp(out, ref, (size_t)n * sizeof out[0]) != 0;
+                    if (swapped) {
+                        bug_runs += n > 4 * tile;
+                        bug_caught += n > 4 * tile && bad;
+                    } else {
+                        wrong += bad;
+                    }
+                }
+    }
+    CHECK(wrong == 0);
+    /* the model must be able to fail: the window on the wrong side is caught, nearly always */
+    CHECK(bug_caught > bug_runs * 3 / 4);
+}
+
 /* ---- output -------------------------------------------------------------------------------- */
 
 /** `--table`: depth and size at n = 16, and the bank conflicts of chapter 03's patterns. */
@@ -742,8 +994,10 @@ static int write_svg(const network *net, const char *dir)
 #define CAPTION_CHARS 40
 /** Gap between tiles (ch04) or between chunks (ch05). */
 #define GROUP_GAP 10
-/** Pale fills, one per tile or block. */
-static const char *const FILLS[] = {"#dbe8f7", "#fde2cc", "#d9f0d3", "#eadcf2"};
+/** Pale fills, one per tile or block (the first four, in turn), and grey (NEUTRAL). */
+static const char *const FILLS[] = {"#dbe8f7", "#fde2cc", "#d9f0d3", "#eadcf2", "#eeeeee"};
+/** The grey of FILLS: a cell that belongs to no tile. */
+#define NEUTRAL 4
 
 /** Left edge of element i when every `group` elements are followed by a gap. */
 static int cell_x(int i, int group)
@@ -751,12 +1005,10 @@ static int cell_x(int i, int group)
     return 16 + CAPTION_W + i * CELL_W + (i / group) * GROUP_GAP;
 }
 
-/** A caption and a row of cells: value i at cell_x(i, group), filled by its color group. */
-static void svg_row(FILE *f, int y, const char *caption, const uint32_t *v, int count, int group,
-                    int color_group, int left_of)
+/** A caption in the left column, broken into lines of at most CAPTION_CHARS at spaces, and
+    centred on the row at y: the lines between rows never cross it. */
+static void svg_caption(FILE *f, int y, const char *caption)
 {
-    /* the caption in the left column, broken into lines of at most CAPTION_CHARS at spaces, and
-       centred on the row: the lines between rows never cross it */
     char lines[4][CAPTION_CHARS + 1];
     int nlines = 0;
     const char *p = caption;
@@ -777,14 +1029,30 @@ static void svg_row(FILE *f, int y, const char *caption, const uint32_t *v, int 
     for (int l = 0; l < nlines; ++l)
         fprintf(f, "<text x=\"16\" y=\"%d\" fill=\"#333\">%s</text>\n",
                 y + CELL_H / 2 + 4 + (2 * l - (nlines - 1)) * 7, lines[l]);
+}
+
+/** One cell: a box `width` wide at (x, y), filled with FILLS[color] (0 … NEUTRAL), with `text`
+    centred. */
+static void svg_cell(FILE *f, int x, int y, int width, int color, const char *text)
+{
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
+               "stroke=\"#777\"/>\n", x, y, width, CELL_H, FILLS[color]);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x + width / 2,
+            y + 16, text);
+}
+
+/** A caption and a row of cells: value i at cell_x(i, group), filled by its color group. */
+static void svg_row(FILE *f, int y, const char *caption, const uint32_t *v, int count, int group,
+                    int color_group, int left_of)
+{
+    svg_caption(f, y, caption);
     for (int i = 0; i < count; ++i) {
         int x = left_of >= 0 ? cell_x(i * left_of, left_of) + (left_of * CELL_W - CELL_W) / 2
                              : cell_x(i, group);
         int c = (left_of >= 0 ? i : i / color_group) % 4;
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
-                   "stroke=\"#777\"/>\n", x, y, CELL_W, CELL_H, FILLS[c]);
-        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%u</text>\n", x + CELL_W / 2,
-                y + 16, v[i]);
+        char text[16];
+        snprintf(text, sizeof text, "%u", v[i]);
+        svg_cell(f, x, y, CELL_W, c, text);
     }
 }
 
@@ -920,6 +1188,212 @@ static int write_reduce_then_scan_svg(const char *dir)
     return svg_close(f, name);
 }
 
+/** Chapter 01's figure: the serial chain, then the threaded scan, n = 18 on 4 threads (slices of
+    5, 5, 4 and 4, as slice_of() cuts them), the values computed by model_threads(). */
+static int write_threads_svg(const char *dir)
+{
+    enum { N = 18, T = 4 };
+    uint32_t serial[N], out[N], aggregate[T], prefix[T];
+    int x[N], slice[N], begin, end;
+    uint32_t sum = 0;
+    for (int i = 0; i < N; ++i) {
+        serial[i] = sum += PI_DIGITS[i];
+        out[i] = PI_DIGITS[i];
+    }
+    model_threads(out, N, T, 0, aggregate, prefix);
+    for (int t = 0; t < T; ++t) {
+        slice_bounds(N, t, T, &begin, &end);
+        for (int i = begin; i < end; ++i) {
+            slice[i] = t;
+            x[i] = 16 + CAPTION_W + i * CELL_W + t * GROUP_GAP;
+        }
+    }
+    const char *name = "dataflow_threads";
+    int width = x[N - 1] + CELL_W + 16, y = 64;
+    FILE *f = svg_open(dir, name, width, y + 4 * ROW_DY + CELL_H + 24,
+                       "Chapter 01: the serial loop, and the threaded scan (n = 18, T = 4 slices)");
+    if (!f)
+        return 2;
+    char text[16];
+    /* the serial loop: each sum needs the one before it */
+    svg_caption(f, y, "the serial loop: each sum needs the one before (a chain of n additions)");
+    for (int i = 0; i < N; ++i) {
+        snprintf(text, sizeof text, "%u", serial[i]);
+        svg_cell(f, 16 + CAPTION_W + i * CELL_W, y, CELL_W, NEUTRAL, text);
+        if (i > 0)
+            fprintf(f, "<path d=\"M%d,%d q%d,-14 %d,0\" fill=\"none\" stroke=\"#d9480f\" "
+                       "stroke-width=\"1.2\"/>\n", 16 + CAPTION_W + (i - 1) * CELL_W + CELL_W / 2,
+                    y, CELL_W / 2, CELL_W);
+    }
+    y += ROW_DY;
+    for (int t = 0; t < T; ++t) {
+        slice_bounds(N, t, T, &begin, &end);
+        int mid = (x[begin] + x[end - 1] + CELL_W) / 2;
+        for (int i = begin; i < end; ++i)
+            svg_arrow(f, x[i] + CELL_W / 2, y + CELL_H, mid, y + ROW_DY);
+        if (t + 1 < T) { /* slice t + 1's prefix: slice t's prefix plus slice t's aggregate */
+            int b1, e1;
+            slice_bounds(N, t + 1, T, &b1, &e1);
+            int next = (x[b1] + x[e1 - 1] + CELL_W) / 2;
+            svg_arrow(f, mid, y + ROW_DY + CELL_H, next, y + 2 * ROW_DY);
+            svg_arrow(f, mid + CELL_W / 2, y + 2 * ROW_DY + CELL_H / 2, next - CELL_W / 2 - 3,
+                      y + 2 * ROW_DY + CELL_H / 2);
+        }
+        svg_arrow(f, mid, y + 2 * ROW_DY + CELL_H, x[begin] + CELL_W / 2, y + 3 * ROW_DY);
+    }
+    svg_caption(f, y, "input: thread t owns slice t (sizes differ by at most one)");
+    for (int i = 0; i < N; ++i) {
+        snprintf(text, sizeof text, "%u", PI_DIGITS[i]);
+        svg_cell(f, x[i], y, CELL_W, slice[i], text);
+    }
+    const char *steps[3] = {"1. every thread reduces its slice: its aggregate (reads n)",
+                            "2. one thread scans the T aggregates (exclusive): prefixes",
+                            "3. every thread scans its slice from its prefix (reads n, writes n)"};
+    for (int row = 0; row < 3; ++row) {
+        int yr = y + (row + 1) * ROW_DY;
+        svg_caption(f, yr, steps[row]);
+        if (row == 2) {
+            for (int i = 0; i < N; ++i) {
+                snprintf(text, sizeof text, "%u", out[i]);
+                svg_cell(f, x[i], yr, CELL_W, slice[i], text);
+            }
+            continue;
+        }
+        for (int t = 0; t < T; ++t) {
+            slice_bounds(N, t, T, &begin, &end);
+            snprintf(text, sizeof text, "%u", row == 0 ? aggregate[t] : prefix[t]);
+            svg_cell(f, (x[begin] + x[end - 1]) / 2, yr, CELL_W, t, text);
+        }
+    }
+    return svg_close(f, name);
+}
+
+/** Chapter 06's figure: n = 16 in chunks of 4, the chain of inclusive prefixes from chunk to
+    chunk, the values computed by model_chained(). */
+static int write_chained_svg(const char *dir)
+{
+    enum { N = 16, CHUNK = 4, CHUNKS = N / CHUNK };
+    uint32_t aggregate[CHUNKS], inclusive[CHUNKS], out[N];
+    uint64_t rng = 0x0606ull;
+    for (int c = 0; c < CHUNKS; ++c) {
+        aggregate[c] = 0;
+        for (int i = c * CHUNK; i < (c + 1) * CHUNK; ++i)
+            aggregate[c] += PI_DIGITS[i];
+    }
+    if (model_chained(aggregate, CHUNKS, 0, &rng, inclusive) < 0)
+        return 2;
+    for (int c = 0; c < CHUNKS; ++c) {
+        uint32_t carry = c ? inclusive[c - 1] : 0;
+        for (int i = c * CHUNK; i < (c + 1) * CHUNK; ++i)
+            out[i] = carry += PI_DIGITS[i];
+    }
+    const char *name = "dataflow_chained";
+    int width = cell_x(N - 1, CHUNK) + CELL_W + 16, y = 64;
+    FILE *f = svg_open(dir, name, width, y + 3 * ROW_DY + CELL_H + 24,
+                       "Chapter 06, the chained scan: n = 16, chunks of 4, one pass");
+    if (!f)
+        return 2;
+    for (int c = 0; c < CHUNKS; ++c) {
+        int mid = cell_x(c * CHUNK, CHUNK) + CHUNK * CELL_W / 2;
+        for (int i = c * CHUNK; i < (c + 1) * CHUNK; ++i)
+            svg_arrow(f, cell_x(i, CHUNK) + CELL_W / 2, y + CELL_H, mid, y + ROW_DY);
+        svg_arrow(f, mid, y + ROW_DY + CELL_H, mid, y + 2 * ROW_DY);
+        if (c + 1 < CHUNKS) { /* the chain: chunk c's prefix is what chunk c + 1 waits for */
+            int next = cell_x((c + 1) * CHUNK, CHUNK) + CHUNK * CELL_W / 2;
+            fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d9480f\" "
+                       "stroke-width=\"2\"/>\n", mid + CELL_W / 2, y + 2 * ROW_DY + CELL_H / 2,
+                    next - CELL_W / 2 - 4, y + 2 * ROW_DY + CELL_H / 2);
+            fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"3\" fill=\"#d9480f\"/>\n",
+                    next - CELL_W / 2 - 4, y + 2 * ROW_DY + CELL_H / 2);
+            svg_arrow(f, mid, y + 2 * ROW_DY + CELL_H, cell_x((c + 1) * CHUNK, CHUNK) + CELL_W / 2,
+                      y + 3 * ROW_DY);
+        }
+    }
+    svg_row(f, y, "input: the block that draws chunk number c from the counter owns chunk c",
+            PI_DIGITS, N, CHUNK, CHUNK, -1);
+    svg_row(f, y + ROW_DY, "each block reduces its chunk: its aggregate (reads n)", aggregate,
+            CHUNKS, CHUNK, CHUNK, CHUNK);
+    svg_row(f, y + 2 * ROW_DY,
+            "waits for chunk c−1's inclusive prefix, adds its aggregate, publishes: the chain",
+            inclusive, CHUNKS, CHUNK, CHUNK, CHUNK);
+    svg_row(f, y + 3 * ROW_DY, "scans its chunk from chunk c−1's prefix (reads n, writes n)",
+            out, N, CHUNK, CHUNK, -1);
+    return svg_close(f, name);
+}
+
+/** Chapter 09's figure: the segmented sum, n = 12 in tiles of 4, heads at 0, 5 and 10; each
+    tile's (head, sum), the prefixes combined in order, and the same two aggregates combined the
+    other way round: the values computed by model_segmented() and seg_combine(). */
+static int write_segmented_svg(const char *dir)
+{
+    enum { N = 12, TILE = 4, TILES = N / TILE, WIDE = 2 * CELL_W };
+    segment in[N], aggregate[TILES], prefix[TILES];
+    uint32_t out[N], wrong[N];
+    for (int i = 0; i < N; ++i) {
+        in[i].sum = PI_DIGITS[i];
+        in[i].head = i == 0 || i == 5 || i == 10;
+    }
+    model_segmented(in, wrong, N, TILE, 1, 1, aggregate, prefix); /* the window on the right */
+    segment swapped = prefix[2];
+    model_segmented(in, out, N, TILE, 1, 0, aggregate, prefix);
+    const char *name = "dataflow_segmented";
+    int width = cell_x(N - 1, TILE) + CELL_W + 16, y = 64;
+    FILE *f = svg_open(dir, name, width, y + 3 * ROW_DY + CELL_H + 76,
+                       "Chapter 09, a segmented sum: (head, sum) pairs, the earlier on the left");
+    if (!f)
+        return 2;
+    char text[24];
+    for (int t = 0; t < TILES; ++t) {
+        int mid = cell_x(t * TILE, TILE) + TILE * CELL_W / 2;
+        for (int i = t * TILE; i < (t + 1) * TILE; ++i)
+            svg_arrow(f, cell_x(i, TILE) + CELL_W / 2, y + CELL_H, mid, y + ROW_DY);
+        if (t + 1 < TILES) { /* tile t + 1's prefix: tile t's prefix, then tile t's aggregate */
+            int next = cell_x((t + 1) * TILE, TILE) + TILE * CELL_W / 2;
+            svg_arrow(f, mid, y + ROW_DY + CELL_H, next, y + 2 * ROW_DY);
+            fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d9480f\" "
+                       "stroke-width=\"2\"/>\n", mid + WIDE / 2, y + 2 * ROW_DY + CELL_H / 2,
+                    next - WIDE / 2 - 4, y + 2 * ROW_DY + CELL_H / 2);
+            fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"3\" fill=\"#d9480f\"/>\n",
+                    next - WIDE / 2 - 4, y + 2 * ROW_DY + CELL_H / 2);
+        }
+        svg_arrow(f, mid, y + 2 * ROW_DY + CELL_H, cell_x(t * TILE, TILE) + CELL_W / 2,
+                  y + 3 * ROW_DY);
+    }
+    svg_caption(f, y, "input: values; a head (thick left edge) starts a segment");
+    for (int i = 0; i < N; ++i) {
+        snprintf(text, sizeof text, "%u", in[i].sum);
+        svg_cell(f, cell_x(i, TILE), y, CELL_W, i / TILE, text);
+        if (in[i].head)
+            fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d9480f\" "
+                       "stroke-width=\"4\"/>\n", cell_x(i, TILE) + 1, y - 3, cell_x(i, TILE) + 1,
+                    y + CELL_H + 3);
+    }
+    svg_caption(f, y + ROW_DY, "each tile combines its elements in order: (head, sum)");
+    svg_caption(f, y + 2 * ROW_DY, "prefixes: tile t's prefix, then tile t's aggregate, gives tile t + 1's");
+    for (int t = 0; t < TILES; ++t) {
+        int x = cell_x(t * TILE, TILE) + (TILE * CELL_W - WIDE) / 2;
+        snprintf(text, sizeof text, "(%u, %u)", aggregate[t].head, aggregate[t].sum);
+        svg_cell(f, x, y + ROW_DY, WIDE, t, text);
+        snprintf(text, sizeof text, "(%u, %u)", prefix[t].head, prefix[t].sum);
+        svg_cell(f, x, y + 2 * ROW_DY, WIDE, t, text);
+    }
+    svg_caption(f, y + 3 * ROW_DY, "each element: its tile's prefix, then its tile up to it");
+    for (int i = 0; i < N; ++i) {
+        snprintf(text, sizeof text, "%u", out[i]);
+        svg_cell(f, cell_x(i, TILE), y + 3 * ROW_DY, CELL_W, i / TILE, text);
+    }
+    fprintf(f, "<text x=\"16\" y=\"%d\" fill=\"#d9480f\">Not commutative: tile 2's prefix is "
+               "(%u, %u) then (%u, %u) = (%u, %u). The other way round, (%u, %u) then (%u, %u),"
+               "</text>\n", y + 3 * ROW_DY + CELL_H + 32, aggregate[0].head, aggregate[0].sum,
+            aggregate[1].head, aggregate[1].sum, prefix[2].head, prefix[2].sum, aggregate[1].head,
+            aggregate[1].sum, aggregate[0].head, aggregate[0].sum);
+    fprintf(f, "<text x=\"16\" y=\"%d\" fill=\"#d9480f\">gives (%u, %u), and tile 2 would "
+               "begin %u, %u instead of %u, %u.</text>\n", y + 3 * ROW_DY + CELL_H + 50,
+            swapped.head, swapped.sum, wrong[2 * TILE], wrong[2 * TILE + 1], out[2 * TILE],
+            out[2 * TILE + 1]);
+    return svg_close(f, name);
+}
+
 /** Unit tests, or `--table`, or `--svg DIR`. */
 int main(int argc, char **argv)
 {
@@ -934,9 +1408,11 @@ int main(int argc, char **argv)
             if (write_svg(&net, argv[2]))
                 return 2;
         }
-        if (write_scan_then_fan_svg(argv[2]) || write_reduce_then_scan_svg(argv[2]))
+        if (write_threads_svg(argv[2]) || write_scan_then_fan_svg(argv[2]) ||
+            write_reduce_then_scan_svg(argv[2]) || write_chained_svg(argv[2]) ||
+            write_segmented_svg(argv[2]))
             return 2;
-        printf("wrote %d figures to %s\n", NETWORK_KINDS + 2, argv[2]);
+        printf("wrote %d figures to %s\n", NETWORK_KINDS + 5, argv[2]);
         return 0;
     }
     if (argc != 1) {
@@ -946,8 +1422,11 @@ int main(int argc, char **argv)
     test_networks();
     test_planted_bugs();
     test_banks();
+    test_threads();
     test_decompositions();
     test_look_back();
+    test_chained();
+    test_segmented();
     printf("scan networks: %d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }

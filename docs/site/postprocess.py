@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""The last step of `make docs`, after Doxygen: MathJax into the site, and links into the right
+chapter.
+
+    postprocess.py HTML_DIR TAGFILE MATHJAX_DIR
+
+1. MathJax. The part of Debian's MathJax 2 (libjs-mathjax) that the pages use is copied into
+   HTML_DIR/mathjax: the TeX input, the HTML-CSS output with its TeX web fonts, the extensions.
+   The site then renders its formulas offline, from wherever it is copied to.
+
+2. Links. Chapters define functions of the same name (a carried helper is copied into every
+   chapter that uses it; each chapter has its own main(), load_tile(), lookback_scan_kernel()),
+   and Doxygen links a name to one of them, whichever it met first. Here, every link to a member
+   of a chapter's source goes to the right chapter's definition:
+     - the chapter the sentence names, when it names it just before the name ("chapter 07's
+       `look_back()`", "chapter 08's `load_tile_async()` and `prefetch_tile_l2()`") and that
+       chapter defines it;
+     - else the page's own chapter, if it defines the name (a chapter's notes, a chapter's
+       source and file pages; in the experiments' logs, the log's chapter; in the answers, the
+       chapter of the section);
+     - else a chapter the sentence mentions that defines it (nearest first);
+     - else the link stays as Doxygen made it (tests/check_site.py then fails if it crosses
+       into another chapter from a chapter's page without the sentence naming that chapter).
+   The tag file (GENERATE_TAGFILE) says which file and anchor define what.
+
+3. A chapter file's source listing links its chapter's notes (its file page does already: the
+   input filter adds the link to the file's \\file text).
+"""
+import html as html_text
+import os
+import re
+import shutil
+import sys
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import site_pages  # noqa: E402
+
+# What of MathJax 2 the site loads (docs/site/mathjax_config.js: TeX in, HTML-CSS out, TeX fonts).
+MATHJAX_PARTS = [
+    "MathJax.js",
+    "extensions",
+    "jax/input/TeX",
+    "jax/element",
+    "jax/output/HTML-CSS/jax.js",
+    "jax/output/HTML-CSS/config.js",
+    "jax/output/HTML-CSS/autoload",
+    "jax/output/HTML-CSS/fonts/TeX",
+    "fonts/HTML-CSS/TeX/woff",
+    "fonts/HTML-CSS/TeX/otf",
+]
+
+LINK = re.compile(r'<a class="(el|code[^"]*)" href="([^"#/]+\.html)#([^"]+)"([^>]*)>')
+CHAPTER_WORD = re.compile(r"\b[Cc]hapters? (\d\d)\b|\b(\d\d)_[a-z]")
+POSSESSIVE = re.compile(r"\b[Cc]hapter (\d\d)'s ((?:[\w:<>~]+(?:\(\))?(?:, | and | or |, and ))*)$")
+BLOCK_START = re.compile(r"<(?:p|li|td|th|h[1-6]|dd|dt|tr|div|br|table|ul|ol)\b[^>]*>")
+HEADING = re.compile(r"<h[1-6]\b[^>]*>(.*?)</h[1-6]>", re.S)
+SENTENCE_END = re.compile(r".*(?:[.!?]\s)", re.S)
+TAG = re.compile(r"<[^>]*>")
+TOOLTIP = re.compile(r'<div class="ttc" id="[^"]*"><div class="ttname"><a href="([^"#]+)#')
+
+
+def copy_mathjax(src, html):
+    dst = os.path.join(html, "mathjax")
+    shutil.rmtree(dst, ignore_errors=True)
+    for part in MATHJAX_PARTS:
+        s, d = os.path.join(src, part), os.path.join(dst, part)
+        if not os.path.exists(s):
+            sys.exit("make docs: %s has no %s: is it MathJax 2 (libjs-mathjax)?" % (src, part))
+        os.makedirs(os.path.dirname(d), exist_ok=True)
+        if os.path.isdir(s):
+            shutil.copytree(s, d, symlinks=False)
+        else:
+            shutil.copy(s, d)
+
+
+def chapter_number(path_dir):
+    m = re.match(r"(\d\d)_", path_dir)
+    return m.group(1) if m else None
+
+
+class Members:
+    """From the tag file: which chapter each file belongs to, and where each chapter defines what."""
+
+    def __init__(self, tagfile, root):
+        self.file_chapter = {}  # page (file page or its source listing) -> chapter number
+        self.at = {}  # (page, anchor) -> member name
+        self.defs = {}  # (chapter, name) -> (page, anchor)
+        for c in ET.parse(tagfile).getroot().findall("compound"):
+            if c.get("kind") != "file":
+                continue
+            rel = os.path.relpath(c.findtext("path"), root)
+            chapter = chapter_number(rel.split(os.sep)[0])
+            page = c.findtext("filename")
+            if chapter:
+                self.file_chapter[page] = chapter
+                self.file_chapter[page.replace(".html", "_source.html")] = chapter
+            for m in c.findall("member"):
+                key = (m.findtext("anchorfile"), m.findtext("anchor"))
+                self.at[key] = m.findtext("name")
+                if chapter:
+                    self.defs.setdefault((chapter, m.findtext("name")), key)
+
+    def chapter_of(self, page):
+        return self.file_chapter.get(page)
+
+
+def page_contexts(site):
+    """Markdown page -> its chapter number (the chapter's notes; the log of a chapter that exists:
+    a design for a chapter not yet written, 11_design.md, has no code of its own to link)."""
+    ctx = {}
+    for p in site.chapters:
+        ctx[p.label + ".html"] = p.number
+    written = {p.number for p in site.chapters}
+    for p in site.experiments:
+        number = chapter_number(os.path.basename(p.rel))
+        if number in written:
+            ctx[p.label + ".html"] = number
+    return ctx
+
+
+def sentence_before(text, pos):
+    """The visible text of the sentence that ends at pos (from the block's start)."""
+    start = max(0, pos - 4000)
+    for m in BLOCK_START.finditer(text, start, pos):
+        start = m.end()
+    visible = html_text.unescape(TAG.sub("", text[start:pos]))
+    m = SENTENCE_END.match(visible)
+    return visible[m.end():] if m else visible
+
+
+def choose(members, name, context, sentence, is_code):
+    """The chapter whose definition of `name` the link should reach, or None to leave it."""
+    if not is_code:
+        m = POSSESSIVE.search(sentence)
+        if m and (m.group(1), name) in members.defs:
+            return m.group(1)
+    if context and (context, name) in members.defs:
+        return context
+    if not is_code:
+        mentioned = [a or b for a, b in CHAPTER_WORD.findall(sentence)]
+        for number in reversed(mentioned):
+            if (number, name) in members.defs:
+                return number
+    return None
+
+
+def relink_page(path, members, context):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    heading_context = None
+    headings = [(m.start(), m.group(1)) for m in HEADING.finditer(text)] if not context else []
+    out, pos, changed = [], 0, 0
+    for m in LINK.finditer(text):
+        kind, target, anchor, rest = m.groups()
+        name = members.at.get((target, anchor))
+        if name is None:
+            continue
+        ctx = context
+        if not ctx:  # a page without a chapter: the chapter of the section ("Chapter 07")
+            while headings and headings[0][0] < m.start():
+                h = re.match(r"\s*Chapter (\d\d)\b", TAG.sub("", headings.pop(0)[1]).strip())
+                heading_context = h.group(1) if h else heading_context
+            ctx = heading_context
+        is_code = kind.startswith("code")
+        sentence = "" if is_code else sentence_before(text, m.start())
+        chapter = choose(members, name, ctx, sentence, is_code)
+        here = members.chapter_of(target)
+        if chapter is None and is_code and ctx and here and here != ctx:
+            # code of one chapter never calls another's (each is its own program): a name that
+            # Doxygen matched to another chapter's definition is not linked at all
+            end = text.index("</a>", m.end())
+            out.append(text[pos:m.start()])
+            out.append(text[m.end():end])
+            pos = end + len("</a>")
+            changed += 1
+            continue
+        if chapter is None or chapter == here:
+            continue
+        new_target, new_anchor = members.defs[(chapter, name)]
+        # the tooltip was the other definition's brief: drop it
+        rest = re.sub(r'\s*title="[^"]*"', "", rest)
+        out.append(text[pos:m.start()])
+        out.append('<a class="%s" href="%s#%s"%s>' % (kind, new_target, new_anchor, rest))
+        pos = m.end()
+        changed += 1
+    out.append(text[pos:])
+    if context:  # the tooltips of listings, one line each, that describe another chapter's code
+        kept = []
+        for line in "".join(out).split("\n"):
+            m = TOOLTIP.match(line)
+            if m and members.chapter_of(m.group(1)) not in (None, context):
+                changed += 1
+                continue
+            kept.append(line)
+        out = ["\n".join(kept)]
+    if changed:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("".join(out))
+    return changed
+
+
+def struct_chapters(html, members):
+    """A struct's page -> the chapter of the file that defines it (from the page's own list)."""
+    ctx = {}
+    for name in os.listdir(html):
+        if not (name.startswith("struct") and name.endswith(".html")):
+            continue
+        with open(os.path.join(html, name), encoding="utf-8") as f:
+            text = f.read()
+        tail = text.split("generated from the following file", 1)[-1]
+        chapters = {members.chapter_of(m) for m in re.findall(r'href="([^"#]+\.html)"', tail)}
+        chapters.discard(None)
+        if len(chapters) == 1:
+            ctx[name] = chapters.pop()
+    return ctx
+
+
+def fix_tree_anchors(html):
+    """The side tree lists undocumented enum values under anchors that Doxygen 1.9.4 does not write
+    into the page; each such entry points at its enum's anchor (the first 33 characters of the
+    value's) instead."""
+    ids, fixed = {}, 0
+    for name in os.listdir(html):
+        if not name.endswith(".js"):
+            continue
+        path = os.path.join(html, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+
+        def repl(m):
+            nonlocal fixed
+            page, anchor = m.group(1), m.group(2)
+            if page not in ids:
+                target = os.path.join(html, page)
+                ids[page] = set(re.findall(r'\bid="([^"]+)"', open(target, encoding="utf-8").read())
+                                ) if os.path.exists(target) else None
+            if ids[page] is None or anchor in ids[page] or anchor[:33] not in ids[page]:
+                return m.group(0)
+            fixed += 1
+            return '"%s#%s"' % (page, anchor[:33])
+        new = re.sub(r'"([\w.-]+\.html)#(a[0-9a-f]{32}a[0-9a-f]{32})"', repl, text)
+        if new != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+    return fixed
+
+
+def link_listings(html, members, site):
+    """A chapter file's source listing links its chapter's notes, beside Doxygen's link to the
+    file's page."""
+    notes = {p.number: p for p in site.chapters}
+    linked = 0
+    for page, chapter in members.file_chapter.items():
+        if not page.endswith("_source.html") or chapter not in notes:
+            continue
+        path = os.path.join(html, page)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        anchor = re.search(r'<a href="[^"]+">Go to the documentation of this file\.</a>', text)
+        if not anchor:
+            continue
+        note = notes[chapter]
+        link = ' <span class="course-notes">The notes of this code: <a class="el" href="%s.html">' \
+               '%s</a>.</span>' % (note.label, html_text.escape(note.title))
+        text = text[:anchor.end()] + link + text[anchor.end():]
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        linked += 1
+    return linked
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: postprocess.py HTML_DIR TAGFILE MATHJAX_DIR")
+    html, tagfile, mathjax = sys.argv[1:]
+    copy_mathjax(mathjax, html)
+    site = site_pages.Site()
+    members = Members(tagfile, site.root)
+    contexts = page_contexts(site)
+    contexts.update(struct_chapters(html, members))
+    changed = pages = 0
+    for name in sorted(os.listdir(html)):
+        if not name.endswith(".html"):
+            continue
+        context = contexts.get(name) or members.chapter_of(name)
+        n = relink_page(os.path.join(html, name), members, context)
+        changed += n
+        pages += n > 0
+    fixed = fix_tree_anchors(html)
+    listings = link_listings(html, members, site)
+    print("docs: %d links moved to the chapter they belong to (or unlinked), on %d pages; %d tree "
+          "entries of enum values pointed at their enum; %d source listings link their notes" %
+          (changed, pages, fixed, listings))
+
+
+if __name__ == "__main__":
+    main()

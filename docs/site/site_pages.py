@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""The pages of the course site, in reading order: one place that knows them, for the input
+filter (doxy_filter.py), the generated group pages and the checks (tests/check_site.py).
+
+    site_pages.py --gen DIR     write the group pages (experiments, for instructors) into DIR,
+                                and the chapters' folders' documentation (site_dirs.dox)
+    site_pages.py --list        print the reading order: label, title, file
+    site_pages.py --files       print the Markdown files of the site, one a line
+
+The order comes from the repository, not from a list typed here: the chapters are DOXY_CHAPTERS
+(the Makefile's READY: the folders of CHAPTER_DIRS that exist, in that order), then the primer,
+the conventions, every results page (docs/results/*.md), the experiments' logs
+(docs/experiments/*.md) as one group, the instructors' pages (docs/instructor*.md,
+docs/answers.md) as another, and any other page last, so that no page is left out of the tree.
+"""
+import glob
+import os
+import re
+import sys
+
+ROOT = os.path.abspath(os.environ.get("DOXY_ROOT") or
+                       os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+TITLE = re.compile(r"^#\s+(.*?)\s*(?:\{#([\w-]+)\})?\s*$")
+
+
+class Page:
+    """A Markdown page: its file (relative to the root), Doxygen label and title."""
+
+    def __init__(self, rel, label=None, title=None):
+        self.rel = rel
+        self.label, self.title = label, title
+        if label is None:
+            self.label, self.title = read_title(rel)
+
+    def __repr__(self):
+        return "Page(%s)" % self.rel
+
+
+def doxygen_id(rel):
+    """The label Doxygen gives a Markdown file without {#label}: md_ and its path, non-word
+    characters as _ (markdownFileNameToId() in Doxygen's markdown.cpp)."""
+    return "md_" + re.sub(r"[^A-Za-z0-9_]", "_", os.path.splitext(rel)[0])
+
+
+def read_title(rel):
+    """(label, title) from a Markdown file's first line, `# Title {#label}`."""
+    with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+        first = f.readline()
+    m = TITLE.match(first)
+    if not m:
+        return doxygen_id(rel), os.path.basename(rel)
+    return m.group(2) or doxygen_id(rel), m.group(1)
+
+
+def chapter_dirs():
+    """The chapters in order: DOXY_CHAPTERS, or else every NN_* folder with a README.md."""
+    names = os.environ.get("DOXY_CHAPTERS", "").split()
+    if not names:
+        names = sorted(os.path.basename(d) for d in glob.glob(os.path.join(ROOT, "[0-9][0-9]_*")))
+    return [d for d in names if os.path.isfile(os.path.join(ROOT, d, "README.md"))]
+
+
+def rel_glob(pattern):
+    return sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, pattern)))
+
+
+class Site:
+    def __init__(self):
+        self.root = ROOT
+        self.chapters = [Page(d + "/README.md") for d in chapter_dirs()]
+        for page in self.chapters:
+            page.dir = os.path.dirname(page.rel)
+            page.number = page.dir.split("_")[0]
+        background = [p for p in ("docs/primer.md", "docs/CONVENTIONS.md")
+                      if os.path.isfile(os.path.join(ROOT, p))]
+        self.background = [Page(p) for p in background]
+        self.results = [Page(p) for p in rel_glob("docs/results/*.md")]
+        self.experiments = [Page(p) for p in rel_glob("docs/experiments/*.md")]
+        instructors = rel_glob("docs/instructor*.md") + rel_glob("docs/answers.md")
+        self.instructors = [Page(p) for p in instructors]
+        self.groups = [
+            Page("", "site_experiments", "Experiments: the logs behind the notes"),
+            Page("", "site_instructors", "For instructors"),
+        ]
+        placed = {p.rel for p in self.chapters + self.background + self.results +
+                  self.experiments + self.instructors} | {"README.md"}
+        others = []
+        for top in os.environ.get("DOXY_INPUT", "docs").split():
+            top = os.path.relpath(os.path.abspath(top), ROOT)
+            if top.endswith(".md"):
+                candidates = [top]
+            else:
+                candidates = [os.path.relpath(os.path.join(d, f), ROOT)
+                              for d, _, files in os.walk(os.path.join(ROOT, top))
+                              for f in files if f.endswith(".md")]
+            others += [c for c in candidates if c not in placed and not c.startswith("build/")]
+        self.others = [Page(p) for p in sorted(set(others))]
+
+    def chapter_of_readme(self, rel):
+        for page in self.chapters:
+            if page.rel == rel:
+                return page
+        return None
+
+    def chapter_of_source(self, rel):
+        top = rel.split(os.sep)[0]
+        for page in self.chapters:
+            if page.dir == top:
+                return page
+        return None
+
+    def contents(self):
+        """The end of the main page: every page in reading order, as \\subpage (the side tree)."""
+        out = ["<h2>This site, in reading order</h2>", "",
+               "The chapters, one idea each, in order:", ""]
+        out += ["- \\subpage %s" % p.label for p in self.chapters]
+        out += ["", "Background, the rules, and what was measured:", ""]
+        out += ["- \\subpage %s" % p.label for p in self.background + self.results]
+        out += ["- \\subpage %s" % self.groups[0].label]
+        out += ["", "For instructors:", "", "- \\subpage %s" % self.groups[1].label]
+        if self.others:
+            out += ["", "Other pages:", ""] + ["- \\subpage %s" % p.label for p in self.others]
+        out += ["", "Every source file, with its comments: the *Source files* of the side tree."]
+        return "\n".join(out)
+
+    def prev_next(self, chapter):
+        """The last lines of a chapter's page: the chapter before, the course, the one after."""
+        i = self.chapters.index(chapter)
+        prev = self.chapters[i - 1].label if i > 0 else "index"
+        nxt = (self.chapters[i + 1].label if i + 1 < len(self.chapters) else
+               (self.background[0].label if self.background else "index"))
+        return ("<div class=\"course-nav\">\n"
+                "<span class=\"course-prev\">Previous: \\ref %s</span>\n"
+                "<span class=\"course-up\">\\ref index \"The course\"</span>\n"
+                "<span class=\"course-next\">Next: \\ref %s</span>\n"
+                "</div>" % (prev, nxt))
+
+    def group_pages(self):
+        """(file name, Markdown) of the pages that group the experiments and the instructors'."""
+        exp = ["# %s {#%s}" % (self.groups[0].title, self.groups[0].label), "",
+               "What was tried, measured and lost while the chapters were written: dated logs, one "
+               "per chapter, kept apart from the notes, which are the lesson. Each log names its "
+               "GPU, CUDA version and runs.", ""]
+        exp += ["- \\subpage %s" % p.label for p in self.experiments]
+        ins = ["# %s {#%s}" % (self.groups[1].title, self.groups[1].label), "",
+               "Pages for those who teach the course: how to hand it out and grade it, and the "
+               "answers to the chapters' exercises. Students can read them too; the exercises "
+               "are meant to be tried first.", ""]
+        ins += ["- \\subpage %s" % p.label for p in self.instructors]
+        dirs = ["/* The chapters' folders, each linking its notes (generated by docs/site/site_pages.py"
+                " for make docs). */"]
+        for p in self.chapters:
+            dirs += ["/** \\dir %s" % p.dir, " * The code of \\ref %s. */" % p.label]
+        return [("site_experiments.md", "\n".join(exp) + "\n"),
+                ("site_instructors.md", "\n".join(ins) + "\n"),
+                ("site_dirs.dox", "\n".join(dirs) + "\n")]
+
+    def reading_order(self):
+        """Every page of the tree, in order (the groups where they stand)."""
+        return ([Page("README.md", "index", read_title("README.md")[1])] + self.chapters +
+                self.background + self.results + [self.groups[0]] + self.experiments +
+                [self.groups[1]] + self.instructors + self.others)
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--gen":
+        os.makedirs(sys.argv[2], exist_ok=True)
+        for name, text in Site().group_pages():
+            with open(os.path.join(sys.argv[2], name), "w", encoding="utf-8") as f:
+                f.write(text)
+    elif len(sys.argv) == 2 and sys.argv[1] == "--list":
+        for p in Site().reading_order():
+            print("%-32s %-60s %s" % (p.label, p.title, p.rel))
+    elif len(sys.argv) == 2 and sys.argv[1] == "--files":
+        for p in Site().reading_order():
+            if p.rel:
+                print(p.rel)
+    else:
+        sys.exit("usage: site_pages.py --gen DIR | --list | --files")
+
+
+if __name__ == "__main__":
+    main()
