@@ -700,7 +700,7 @@ static int op_file(const operator_mode *op, const scan_options *opt, const int32
     }
     if (status == EXIT_OK && opt->output) {
         if (io_output_commit(d.got, output_count(op, &d), err, sizeof err))
-            cli_fail(EXIT_USAGE, "%s", err);
+            cli_fail(EXIT_WRITE, "%s", err);
         printf("wrote %zu int32 words to %s\n", output_count(op, &d), opt->output);
     }
     op_free_host(&d);

@@ -179,8 +179,9 @@ int scan_file_run(const scan_program *prog, const scan_options *opt, const int32
     if (status != EXIT_OK) {
         io_output_abandon();
     } else if (opt->output) {
-        if (io_output_commit(out, n, err, sizeof err))
-            cli_fail(EXIT_USAGE, "%s", err);
+        const int failed = io_output_commit(out, n, err, sizeof err);
+        if (failed)
+            cli_fail(failed, "%s", err);
         printf("wrote %zu elements to %s\n", n, opt->output);
     }
     free(ref);

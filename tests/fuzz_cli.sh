@@ -55,7 +55,7 @@ for ((c = 0; c < CASES; ++c)); do
   # keep every run short: no self-test or sweep beyond small sizes
   case " ${args[*]} " in *" -n "*|*" -n="*) ;; *) args+=(-n 1000) ;; esac
   args+=(--reps 1)
-  timeout 20 "$RUN" "${args[@]}" >out.txt 2>err.txt
+  timeout 20 "$RUN" "${args[@]}" </dev/null >out.txt 2>err.txt  # --input - reads an empty stdin
   status=$?
   if [ "$status" -gt 2 ] || grep -qE "runtime error|AddressSanitizer|LeakSanitizer" err.txt; then
     failures=$((failures + 1))

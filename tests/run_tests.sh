@@ -21,7 +21,7 @@ run_suite() {
   log="$LOGS/$(echo "$name" | tr -c 'A-Za-z0-9_\n' '_').log"
   local runner="timeout 3600"   # belt and braces: no suite may hang make test
   [ "$(type -t "$1")" = function ] && runner=""
-  $runner "$@" >"$log" 2>&1
+  $runner "$@" </dev/null >"$log" 2>&1
   local status=$?
   if [ "$status" -eq 0 ]; then
     passed=$((passed + 1))

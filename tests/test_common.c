@@ -420,6 +420,26 @@ static void test_files(void)
     CHECK(io_read_int32(path, &back, &n, err, sizeof err) == EXIT_USAGE &&
           strstr(err, "5 bytes, not a multiple of 4"));
 
+    /* a pipe has no size to ask for: it is read to its end (here through /dev/fd/N) */
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    CHECK(write(fds[1], data, sizeof data) == (ssize_t)sizeof data);
+    close(fds[1]);
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    CHECK(io_read_int32(path, &back, &n, err, sizeof err) == 0 && n == 5 && same(back, data, 5));
+    free(back);
+    close(fds[0]);
+    /* a partial last element in a pipe is refused as in a file */
+    CHECK(pipe(fds) == 0);
+    CHECK(write(fds[1], "abcdefg", 7) == 7);
+    close(fds[1]);
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    CHECK(io_read_int32(path, &back, &n, err, sizeof err) == EXIT_USAGE &&
+          strstr(err, "7 bytes, not a multiple of 4") && back == NULL);
+    close(fds[0]);
+    CHECK(io_input_limit() > 0 && io_input_limit() % 4 == 0 &&
+          io_input_limit() <= CLI_MAX_N * sizeof(int32_t));
+
     /* missing file, folder */
     snprintf(path, sizeof path, "%s/missing.bin", tmpdir);
     CHECK(io_read_int32(path, &back, &n, err, sizeof err) == EXIT_USAGE &&
@@ -447,6 +467,20 @@ static void test_files(void)
     CHECK(io_output_begin(out, err, sizeof err) == EXIT_USAGE && strstr(err, "cannot write"));
     CHECK(!exists(out) && count_files_like(".tmp") == 0);
     CHECK(io_output_begin(tmpdir, err, sizeof err) == EXIT_USAGE && strstr(err, "is a folder"));
+    CHECK(io_output_begin("-", err, sizeof err) == EXIT_USAGE && strstr(err, "standard output"));
+
+    /* output: a replaced file keeps its mode */
+    snprintf(out, sizeof out, "%s/private.bin", tmpdir);
+    CHECK(io_write_int32(out, data, 1, err, sizeof err) == 0 && chmod(out, 0600) == 0);
+    CHECK(io_output_begin(out, err, sizeof err) == 0);
+    CHECK(io_output_commit(data, 5, err, sizeof err) == 0);
+    struct stat st;
+    CHECK(stat(out, &st) == 0 && (st.st_mode & 07777) == 0600 && st.st_size == 20);
+    /* output: a hard-linked file is refused, and keeps both names */
+    snprintf(path, sizeof path, "%s/second_name.bin", tmpdir);
+    CHECK(link(out, path) == 0);
+    CHECK(io_output_begin(out, err, sizeof err) == EXIT_USAGE && strstr(err, "2 hard links"));
+    CHECK(stat(out, &st) == 0 && st.st_nlink == 2 && count_files_like(".tmp") == 0);
 }
 
 /* ---- reporting -------------------------------------------------------------------------------- */
