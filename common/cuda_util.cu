@@ -57,7 +57,7 @@ const char *cuda_device_line(const cudaDeviceProp *props, char *buf, size_t len)
     return buf;
 }
 
-double cuda_time_median_ms(gpu_work_fn work, void *ctx, int warmup, int reps)
+timing cuda_timing_ms(gpu_work_fn work, void *ctx, int warmup, int reps)
 {
     cudaEvent_t start, stop;
     double *times = (double *)malloc((size_t)reps * sizeof(double));
@@ -77,11 +77,16 @@ double cuda_time_median_ms(gpu_work_fn work, void *ctx, int warmup, int reps)
         CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
         times[i] = ms;
     }
-    double result = median(times, reps);
+    const timing result = timing_of(times, reps);
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
     free(times);
     return result;
+}
+
+double cuda_time_median_ms(gpu_work_fn work, void *ctx, int warmup, int reps)
+{
+    return cuda_timing_ms(work, ctx, warmup, reps).median;
 }
 
 /** What memcpy_work() copies. */
@@ -98,12 +103,18 @@ static void memcpy_work(void *ctx)
     CUDA_CHECK(cudaMemcpyAsync(job->dst, job->src, job->bytes, cudaMemcpyDeviceToDevice, 0));
 }
 
-double cuda_memcpy_ms(void *dst, const void *src, size_t bytes, int reps)
+timing cuda_memcpy_timing_ms(void *dst, const void *src, size_t bytes, int reps)
 {
     memcpy_job job = {dst, src, bytes};
+    const timing nothing = {0.0, 0.0};
     if (bytes == 0)
-        return 0.0;
-    return cuda_time_median_ms(memcpy_work, &job, 2, reps);
+        return nothing;
+    return cuda_timing_ms(memcpy_work, &job, 2, reps);
+}
+
+double cuda_memcpy_ms(void *dst, const void *src, size_t bytes, int reps)
+{
+    return cuda_memcpy_timing_ms(dst, src, bytes, reps).median;
 }
 
 size_t cuda_free_bytes(void)

@@ -8,6 +8,8 @@
 #ifndef SCAN_CUDA_UTIL_H
 #define SCAN_CUDA_UTIL_H
 
+#include "report.h"
+
 #include <cuda_runtime.h>
 #include <stddef.h>
 
@@ -55,15 +57,21 @@ const char *cuda_device_line(const cudaDeviceProp *props, char *buf, size_t len)
 typedef void (*gpu_work_fn)(void *ctx);
 
 /**
- * \brief Median time in milliseconds of `work(ctx)`: `warmup` untimed calls, then `reps` calls
- *        each bracketed by CUDA events on the default stream.
+ * \brief Median and spread (::timing, in milliseconds) of `work(ctx)`: `warmup` untimed calls,
+ *        then `reps` calls each bracketed by CUDA events on the default stream.
  */
+timing cuda_timing_ms(gpu_work_fn work, void *ctx, int warmup, int reps);
+
+/** \brief The median of cuda_timing_ms(), alone. */
 double cuda_time_median_ms(gpu_work_fn work, void *ctx, int warmup, int reps);
 
 /**
- * \brief Median time in milliseconds of a device-to-device `cudaMemcpy` of `bytes` from `src` to
- *        `dst` (pass the chapter's own buffers: no extra memory is needed).
+ * \brief Median and spread (::timing, in milliseconds) of a device-to-device `cudaMemcpy` of
+ *        `bytes` from `src` to `dst` (pass the chapter's own buffers: no extra memory is needed).
  */
+timing cuda_memcpy_timing_ms(void *dst, const void *src, size_t bytes, int reps);
+
+/** \brief The median of cuda_memcpy_timing_ms(), alone. */
 double cuda_memcpy_ms(void *dst, const void *src, size_t bytes, int reps);
 
 /** \brief Free device memory in bytes right now. */

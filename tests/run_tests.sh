@@ -138,6 +138,7 @@ run_suite "scan networks" build/tests/scan_networks
 run_suite "figures up to date" check_figures
 if command -v gnuplot >/dev/null; then  # bench/run_bench.sh --from draws the plots too
   run_suite "results tables up to date" check_results
+  run_suite "bench marks and refuses noise" tests/test_bench_noise.sh
 else
   skip_suite "results tables up to date" "gnuplot not found (bench/run_bench.sh --from needs it; CI has it)"
 fi

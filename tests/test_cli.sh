@@ -339,6 +339,13 @@ header=$(grep -v '^#' stdout.txt | head -n 1)
 case $header in n,variant,time_us,GB/s,pct_memcpy,*check | n,variant,time_us,GB/s,traffic,moved_GB/s,pct_memcpy,*check) ;; *) false ;; esac ||
   fail "run --csv: unexpected header '$(grep -v '^#' stdout.txt | head -n 1)'"
 [ "$(grep -v '^#' stdout.txt | grep -c ',ok$')" -ge 1 ] || fail "run --csv: no verified row"
+checks=$((checks + 1))  # every timed row carries its spread, its memcpy's, and a noise flag
+grep -v '^#' stdout.txt | awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i
+    if (!col["spread_pct"] || !col["memcpy_spread_pct"] || !col["noise"]) { print "no spread or noise column"; exit 1 }
+    next }
+  $col["spread_pct"] !~ /^[0-9]+\.[0-9]$/ || $col["memcpy_spread_pct"] !~ /^[0-9]+\.[0-9]$/ ||
+  $col["noise"] !~ /^(-|noisy|over-memcpy|noisy\+over-memcpy)$/ { print "bad cells: " $0; bad = 1 }
+  END { exit bad }' >awk.txt || fail "run --csv: $(head -n 1 awk.txt)"
 checks=$((checks + 1))  # n = 0 moves nothing: its rates and shares of a copy are "-"
 "$RUN" -n 0 --reps 2 --csv >stdout.txt 2>stderr.txt || fail "run -n 0 exited non-zero"
 [ "$(grep -v '^#' stdout.txt | tail -n +2 | awk -F, '$5 != "-" && $4 != "-"' | wc -l)" -eq 0 ] ||

@@ -485,7 +485,7 @@ static void test_files(void)
 
 /* ---- reporting -------------------------------------------------------------------------------- */
 
-/** format_size(), throughput arithmetic and median(). */
+/** format_size(), throughput arithmetic, median(), the spread of timed runs and the noise flag. */
 static void test_report(void)
 {
     char buf[32];
@@ -502,6 +502,27 @@ static void test_report(void)
     double one[] = {5.0};
     CHECK(median(odd, 3) == 2.0 && median(even, 4) == 2.5 && median(one, 1) == 5.0);
     CHECK(median(one, 0) == 0.0);
+    /* spread: (p75 - p25) / median, quartiles interpolated; noise flags */
+    double runs[] = {10.0, 12.0, 11.0, 10.0, 30.0}; /* sorted: 10 10 11 12 30 */
+    timing t = timing_of(runs, 5);
+    CHECK(t.median == 11.0 && t.spread > 0.1818 && t.spread < 0.1819); /* (12 - 10) / 11 */
+    double steady[] = {5.0, 5.0, 5.0, 5.0};
+    timing quiet = timing_of(steady, 4);
+    CHECK(quiet.median == 5.0 && quiet.spread == 0.0);
+    CHECK(timing_of(one, 1).spread == 0.0 && timing_of(one, 0).median == 0.0);
+    double wild[] = {1.0, 2.0, 3.0, 4.0};
+    timing loud = timing_of(wild, 4); /* (3.25 - 1.75) / 2.5 = 0.6 */
+    CHECK(loud.spread > 0.5999 && loud.spread < 0.6001);
+    CHECK(strcmp(noise_flag(quiet, quiet, 80.0, 1), "-") == 0);
+    CHECK(strcmp(noise_flag(t, quiet, 80.0, 1), "-") == 0);        /* 18 %: under the threshold */
+    CHECK(strcmp(noise_flag(loud, quiet, 80.0, 1), "noisy") == 0);
+    CHECK(strcmp(noise_flag(quiet, loud, 80.0, 1), "noisy") == 0); /* its memcpy's spread counts */
+    CHECK(strcmp(noise_flag(quiet, quiet, 100.0, 1), "-") == 0);   /* the copy itself */
+    CHECK(strcmp(noise_flag(quiet, quiet, 290.8, 1), "over-memcpy") == 0);
+    CHECK(strcmp(noise_flag(loud, quiet, 290.8, 1), "noisy+over-memcpy") == 0);
+    CHECK(strcmp(noise_flag(loud, loud, 290.8, 0), "-") == 0);     /* nothing timed */
+    CHECK(strcmp(format_spread(loud, 1, buf, sizeof buf), "60.0") == 0);
+    CHECK(strcmp(format_spread(loud, 0, buf, sizeof buf), "-") == 0);
     double t0 = host_seconds();
     CHECK(host_seconds() >= t0);
 }
