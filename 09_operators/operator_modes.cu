@@ -583,9 +583,9 @@ static int op_self_test(const operator_mode *op, const scan_options *opt)
         const size_t host_need = host_bytes(op, big), dev_need = device_bytes(op, big, 0);
         const size_t host_have = host_memory_available(), dev_have = cuda_free_bytes();
         if (!cli_variant_selected(opt, VARIANT_LOOKBACK)) {
-            printf("n = %zu skipped: only this chapter's pass runs beyond 2^31\n", big);
+            printf("SKIP n = %zu: only this chapter's pass runs beyond 2^31\n", big);
         } else if (host_have < host_need + host_need / 4 || dev_have < dev_need + dev_need / 16) {
-            printf("n = %zu skipped: needs %.1f GiB of host and %.1f GiB of GPU memory; %.1f and "
+            printf("SKIP n = %zu: needs %.1f GiB of host and %.1f GiB of GPU memory; %.1f and "
                    "%.1f GiB free\n", big, (double)(host_need + host_need / 4) / (1 << 30),
                    (double)(dev_need + dev_need / 16) / (1 << 30),
                    (double)host_have / (1 << 30), (double)dev_have / (1 << 30));

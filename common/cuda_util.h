@@ -42,6 +42,14 @@ void cuda_fail(cudaError_t status, const char *what, const char *file, int line)
     ;
 
 /**
+ * \brief Why there is no CUDA device to use, in words a user can act on, from what
+ *        cudaGetDeviceCount() returned (`status`, `count`): no driver at all (no libcuda.so.1),
+ *        a driver older than this runtime, a driver that lists no GPU, or the runtime's own words.
+ * \return `buf`
+ */
+const char *cuda_no_device_reason(cudaError_t status, int count, char *buf, size_t len);
+
+/**
  * \brief Select device 0 and read its properties. Exits with status 3 and a message if there is
  *        no usable CUDA device or it is older than compute capability 7.5.
  */

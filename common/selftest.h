@@ -48,7 +48,8 @@ typedef struct self_test_config {
  * \brief Run the battery and print one line per size, details of every failure, and a summary.
  *
  * With `-n N` only sizes up to N run (for the slow sanitizer runs); with `--exclusive` only
- * exclusive scans; with `--variant` only that variant.
+ * exclusive scans; with `--variant` only that variant. A case it leaves out (n > 2^31 without
+ * the memory for it, or beyond `-n`) gets a line `  SKIP what: why`, which `make test` lists.
  * \return ::EXIT_OK if every case passed, else ::EXIT_WRONG
  */
 int self_test_run(const scan_program *prog, const scan_options *opt, const self_test_config *cfg,
