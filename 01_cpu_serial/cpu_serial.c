@@ -306,7 +306,7 @@ int main(int argc, char **argv)
     if (opt.self_test) {
         /* The threaded scan's boundaries are its slices: with T threads, sizes T-1, T and T+1
            leave some threads an empty slice, the case most easily got wrong. */
-        self_test_config cfg = {(size_t)omp_get_max_threads(), 1, SELF_TEST_BIG_N, NULL};
+        self_test_config cfg = {(size_t)omp_get_max_threads(), 1, SELF_TEST_BIG_N, NULL, NULL};
         size_t need = self_test_host_bytes(SELF_TEST_BIG_N);
         size_t have = host_memory_available();
         char reason[128];

@@ -122,27 +122,32 @@ static int scan_through_device(void *ctx, int variant, const int32_t *in, int32_
     return 0;
 }
 
+/** The ::self_test_config::big_fits of the battery: do host and device have the memory for the
+    n > 2^31 case now? (`ctx` is the battery's ::device_ctx; its arrays are freed first.) */
+static int big_case_fits(void *ctx, char *reason, size_t len)
+{
+    device_ctx *c = (device_ctx *)ctx;
+    device_arrays_free(c->d); /* the small cases' arrays: the big case allocates its own */
+    size_t host_need = self_test_host_bytes(SELF_TEST_BIG_N);
+    size_t device_need = 2 * SELF_TEST_BIG_N * sizeof(int32_t);
+    for (int v = 0; v < c->ch->prog.variant_count; ++v)
+        device_need += temp_need(c->ch, v, SELF_TEST_BIG_N);
+    size_t host_have = host_memory_available(), device_have = cuda_free_bytes();
+    if (host_have >= host_need + host_need / 4 && device_have >= device_need + device_need / 16)
+        return 1;
+    snprintf(reason, len, "needs %.1f GiB of host and %.1f GiB of GPU memory; %.1f and %.1f GiB free",
+             (double)(host_need + host_need / 4) / (1 << 30),
+             (double)(device_need + device_need / 16) / (1 << 30),
+             (double)host_have / (1 << 30), (double)device_have / (1 << 30));
+    return 0;
+}
+
 /** The battery, with the n > 2^31 case when host and device both have the memory for it. */
 static int self_test(const gpu_chapter *ch, const scan_options *opt)
 {
     device_arrays d = NO_ARRAYS;
     device_ctx ctx = {ch, &d};
-    self_test_config cfg = {ch->tile, ch->repeats, SELF_TEST_BIG_N, NULL};
-    size_t host_need = self_test_host_bytes(SELF_TEST_BIG_N);
-    size_t device_need = 2 * SELF_TEST_BIG_N * sizeof(int32_t);
-    for (int v = 0; v < ch->prog.variant_count; ++v)
-        device_need += temp_need(ch, v, SELF_TEST_BIG_N);
-    size_t host_have = host_memory_available(), device_have = cuda_free_bytes();
-    char reason[160];
-    if (host_have < host_need + host_need / 4 || device_have < device_need + device_need / 16) {
-        snprintf(reason, sizeof reason,
-                 "needs %.1f GiB of host and %.1f GiB of GPU memory; %.1f and %.1f GiB free",
-                 (double)(host_need + host_need / 4) / (1 << 30),
-                 (double)(device_need + device_need / 16) / (1 << 30),
-                 (double)host_have / (1 << 30), (double)device_have / (1 << 30));
-        cfg.big_n = 0;
-        cfg.big_skip_reason = reason;
-    }
+    self_test_config cfg = {ch->tile, ch->repeats, SELF_TEST_BIG_N, NULL, big_case_fits};
     int status = self_test_run(&ch->prog, opt, &cfg, scan_through_device, &ctx);
     device_arrays_free(&d);
     return status;

@@ -14,9 +14,8 @@
 # order. The last line is "N passed, N failed, N skipped"; the exit status is non-zero if anything
 # failed.
 # Environment: CHAPTERS (chapter folders that exist); TEST_JOBS (default: host suites, one per
-# core; GPU suites, one per core up to 4 and one per 36 GiB of free host memory, since each
-# --self-test holds its n > 2^31 case, 32 GiB, when the memory is there). GPU detection is in
-# tests/gpu_env.sh.
+# core; GPU suites, one per core up to 4). Their n > 2^31 cases, which need most of the memory,
+# take turns (SCAN_BIG_CASE_LOCK, common/selftest.h). GPU detection is in tests/gpu_env.sh.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=build/tests/logs
@@ -25,11 +24,11 @@ passed=0 failed=0 skipped=0
 quick=0
 [ "${1:-}" = --quick ] && quick=1
 cores=$(nproc 2>/dev/null || echo 1)
-free_gib=$(( $(sed -n 's/^MemAvailable: *\([0-9]*\) kB/\1/p' /proc/meminfo 2>/dev/null || echo 0) / 1048576 ))
 host_jobs=${TEST_JOBS:-$cores}
 gpu_jobs=${TEST_JOBS:-$(( cores < 4 ? cores : 4 ))}
-[ -n "${TEST_JOBS:-}" ] || [ $(( free_gib / 36 )) -ge "$gpu_jobs" ] || gpu_jobs=$(( free_gib / 36 ))
 [ "$gpu_jobs" -ge 1 ] || gpu_jobs=1
+# self-tests side by side take their n > 2^31 cases one at a time (common/selftest.h)
+export SCAN_BIG_CASE_LOCK="$PWD/build/tests/big_case.lock"
 
 # inner_skips NAME LOG: every "SKIP what: why" line a suite printed, counted and shown as a skip
 inner_skips() {

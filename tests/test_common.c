@@ -7,7 +7,7 @@
  *
  * Prints one line per failed check and a summary; exits 1 if any check failed.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* flock(), setenv() */
 
 #include "cli.h"
 #include "data.h"
@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -560,7 +561,7 @@ static int battery_with(enum fake_bug bug)
     scan_options opt;
     char err[512];
     const char *args[] = {"--self-test", "-n", "3000", NULL};
-    self_test_config cfg = {256, 2, 0, "a unit test"};
+    self_test_config cfg = {256, 2, 0, "a unit test", NULL};
     parse(&opt, err, &TEST_PROG, args);
     fflush(stdout);
     int saved = dup(1), devnull = open("/dev/null", O_WRONLY);
@@ -609,6 +610,35 @@ static int file_scan_with(enum fake_bug bug, const char *name)
     return status;
 }
 
+/** 1 if another process could take the flock() of `path` now. */
+static int lock_is_free(const char *path)
+{
+    int fd = open(path, O_RDWR);
+    int free_now = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+    if (fd >= 0)
+        close(fd);
+    return free_now;
+}
+
+/** The lock that keeps n > 2^31 cases one at a time: held between take and release, only where
+    SCAN_BIG_CASE_LOCK names a file. (flock() locks of two descriptors exclude each other even in
+    one process.) */
+static void test_big_case_lock(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/big_case.lock", tmpdir);
+    unsetenv("SCAN_BIG_CASE_LOCK");
+    self_test_big_case_lock(1); /* no variable: nothing happens */
+    self_test_big_case_lock(0);
+    CHECK(!exists(path));
+    setenv("SCAN_BIG_CASE_LOCK", path, 1);
+    self_test_big_case_lock(1);
+    CHECK(exists(path) && !lock_is_free(path));
+    self_test_big_case_lock(0);
+    CHECK(lock_is_free(path));
+    unsetenv("SCAN_BIG_CASE_LOCK");
+}
+
 /** The --input mode writes the file only when every variant was right. */
 static void test_file_scan(void)
 {
@@ -637,6 +667,7 @@ int main(void)
     test_report();
     test_battery();
     test_file_scan();
+    test_big_case_lock();
 
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
