@@ -160,6 +160,26 @@ sanitize_refuses() {
   echo "make sanitize without a GPU: exit 2, with the reason"
 }
 
+# make's own messages: a wrong SMS is refused with the list nvcc accepts; a chapter number that
+# CHAPTER_DIRS lacks is refused with the range it has (no fixed list anywhere else)
+check_make_messages() {
+  local out last status=0
+  if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+    out=$(make --no-print-directory SMS=xyz help 2>&1) &&
+      { echo "make SMS=xyz help succeeded"; status=1; }
+    case $out in *"xyz is not a GPU architecture"*"valid: "*90*) echo "SMS=xyz: refused, with the valid list" ;;
+      *) echo "make SMS=xyz: no list of valid values: $out"; status=1 ;; esac
+  else
+    echo "SKIP make SMS=xyz: no nvcc here to list the valid values"
+  fi
+  last=$(make --no-print-directory -pn help 2>/dev/null | sed -n 's/^CHAPTER_DIRS := //p' | tr ' ' '\n' |
+         grep . | tail -n 1 | sed 's/_.*//; s/^0*//')
+  out=$(make --no-print-directory chapter-99 2>&1) && { echo "make chapter-99 succeeded"; status=1; }
+  case $out in *"there is no chapter 99; the chapters are 1 to $last"*) echo "chapter-99: refused, chapters 1 to $last" ;;
+    *) echo "make chapter-99 says '$out', not the chapters 1 to $last of CHAPTER_DIRS"; status=1 ;; esac
+  [ "$status" -eq 0 ] && echo "make's messages: as they should be"
+}
+
 # the first name a chapter's --help lists after "one of:"
 first_variant() {
   "$1/run" --help | sed -n 's/.*one of: \([^,]*\),.*/\1/p' | head -n 1
@@ -215,7 +235,7 @@ check_results() {
   cp bench/run_bench.sh bench/plot.gp "$dir/bench/"
   cp README.md "$dir/"
   for f in [0-9][0-9]_*/README.md; do mkdir -p "$dir/$(dirname "$f")"; cp "$f" "$dir/$f"; done
-  cp docs/results/*.csv "$dir/docs/results/" 2>/dev/null || { echo "no results in docs/results yet"; rm -rf "$dir"; return 0; }
+  cp docs/results/*.csv "$dir/docs/results/" 2>/dev/null || { echo "SKIP results tables: no results in docs/results yet"; rm -rf "$dir"; return 0; }
   for csv in "$dir"/docs/results/*.csv; do
     (cd "$dir" && bench/run_bench.sh --from "docs/results/$(basename "$csv")") >/dev/null 2>&1
   done
@@ -250,6 +270,7 @@ else
     skip_suite "bench marks and refuses noise" "gnuplot not found (bench/run_bench.sh --from needs it)"
   fi
   queue_suite "\\file blocks" check_file_blocks
+  queue_suite "make's messages (SMS, chapter-N)" check_make_messages
   queue_suite "carried-over helpers unchanged" tests/check_carried.sh $CHAPTERS
   queue_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test
   # the host code under AddressSanitizer and UBSan (build/asan: make tests builds it); a leak at
