@@ -9,7 +9,7 @@
  *
  * Build and run: `make chapter-1 && ./run` from the top folder, or `make && ./run` here.
  * Follows Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (2016),
- * §2 (the serial scan and its dependency chain) and §3.1 (reduce-then-scan).
+ * §2 (the serial scan and its dependency chain) and §3.2 (reduce-then-scan, Fig 3).
  */
 #include "cli.h"
 #include "data.h"
@@ -90,8 +90,10 @@ static void slice_of(size_t n, size_t t, size_t threads, size_t *begin, size_t *
  *  1. Each thread reduces its slice to one aggregate (reads n in total).
  *  2. One thread scans the T aggregates: slice t's exclusive prefix is the sum of slices 0 … t-1.
  *  3. Each thread scans its slice again, starting from its exclusive prefix (reads n, writes n).
- * That is 3n element moves instead of 2n, but the dependency chain is now n/T + T long instead
- * of n: with T cores the work takes roughly 1/T of the time until memory bandwidth is the limit.
+ * That is 3n element moves instead of 2n, but the longest dependency chain is now 2n/T + T
+ * instead of n (a slice's reduction, the T aggregates, the slice's scan): with T cores the work
+ * takes between 1/T and 2/T of the serial time (two passes per slice, the reduction the cheaper,
+ * as gcc vectorises it) until memory bandwidth is the limit.
  * `in` and `out` may be the same array.
  */
 static void scan_threads(const int32_t *in, int32_t *out, size_t n, int exclusive)
@@ -159,6 +161,10 @@ static void print_cpu_line(int csv)
     }
     report_note(stdout, csv, "CPU: %s, %d logical CPUs, %d OpenMP threads (no GPU needed)", model,
                 omp_get_num_procs(), omp_get_max_threads());
+    if (omp_get_max_threads() > omp_get_num_procs())
+        report_note(stdout, csv, "note: more OpenMP threads than logical CPUs (oversubscribed): "
+                    "threads take turns on the CPUs, so the threaded rows measure the turns, "
+                    "not more parallel work");
 }
 
 /**
@@ -208,7 +214,10 @@ static int sweep(const scan_program *prog, const scan_options *opt)
                                          {"memcpy_spread_pct", 17}, {"noise", -17}, {"check", -5}};
     const int NCOLS = (int)(sizeof COLS / sizeof COLS[0]);
     char copy_all_name[32];
+    /* on one thread, a name of its own: the same memcpy() as memcpy-1t, inside a parallel region */
     snprintf(copy_all_name, sizeof copy_all_name, "memcpy-%dt", omp_get_max_threads());
+    if (omp_get_max_threads() == 1)
+        snprintf(copy_all_name, sizeof copy_all_name, "memcpy-omp");
     int status = EXIT_OK;
     const size_t *sizes = opt->n_given ? &opt->n : prog->default_sizes;
     int count = opt->n_given ? 1 : prog->default_size_count;

@@ -13,7 +13,7 @@
  *  3. `add_carries_kernel`  adds its carry to every element of every tile but the first (the fan).
  * Steps 1 and 3 each read and write all n elements: about 4n element moves, twice the 2n of a
  * copy, so this design can reach at most half of `cudaMemcpy`. Chapter 05 cuts the traffic to 3n,
- * chapters 06–07 to 2n.
+ * chapter 06 keeps about 3n in one kernel, chapter 07 reaches 2n.
  *
  * Build and run: `make chapter-4 && ./run` from the top folder, or `make && ./run` here.
  * The scan-then-fan structure is the classic recursive GPU scan (Sengupta et al. 2007; the scan

@@ -420,7 +420,7 @@ static void chained_scan(int variant, const int32_t *d_in, int32_t *d_out, size_
         return;
     unsigned long long *d_descriptors = (unsigned long long *)d_temp;
     unsigned *d_next_chunk = (unsigned *)(d_descriptors + chunks);
-    /* a second operation per call, only to clear: chapter 07 does without it */
+    /* a second operation per call, only to clear: chapter 08 does without it */
     CUDA_CHECK(cudaMemsetAsync(d_temp, 0, chained_temp_bytes(variant, n), 0));
     chained_scan_kernel<<<(unsigned)chunks, COARSE_THREADS>>>(
         d_in, d_out, n, CHUNK_TILES[variant], d_descriptors, d_next_chunk, exclusive);

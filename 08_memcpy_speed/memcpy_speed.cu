@@ -397,16 +397,19 @@ __device__ __forceinline__ uint32_t reduce_tile_shared(const uint4 *tile, uint32
 }
 
 /**
- * \brief Scan this warp's part of the tile in shared memory, in place.
+ * \brief Scan this warp's part of the tile in shared memory, in place: inclusive, or exclusive.
  *
  * Vector v of the warp's part is 128 consecutive elements, 4 per lane: a serial scan of the
  * lane's 4 in registers, a warp scan of the lane totals, and the total of vectors 0 … v−1 carried
  * in front. Each lane reads and writes 16 bytes at a time, the 32 lanes consecutive: no bank
- * conflicts. A warp touches only its own part, so no barrier is needed.
- * \param tile the tile; out: each element's inclusive scan within its warp's part
+ * conflicts. A warp touches only its own part, so no barrier is needed. The exclusive scan writes
+ * the sum of the elements before each one, which the lane has in registers anyway (`before`,
+ * then its own running sums): the store then needs no element of another lane.
+ * \param tile      the tile; out: each element's scan within its warp's part
+ * \param exclusive 1 for exclusive, 0 for inclusive (a constant in each copy of the pass)
  * \pre All 32 lanes of the warp call it together.
  */
-__device__ __forceinline__ void scan_warp_part_shared(uint4 *tile)
+__device__ __forceinline__ void scan_warp_part_shared(uint4 *tile, int exclusive)
 {
     const int lane = threadIdx.x % WARP_THREADS, warp = threadIdx.x / WARP_THREADS;
     uint32_t carried = 0; /* the sum of vectors 0 … v−1 of the warp's part */
@@ -418,35 +421,29 @@ __device__ __forceinline__ void scan_warp_part_shared(uint4 *tile)
         q.w += q.z;
         const uint32_t lane_inclusive = warp_inclusive_scan(q.w);
         const uint32_t before = carried + lane_inclusive - q.w;
-        *mine = make_uint4(before + q.x, before + q.y, before + q.z, before + q.w);
+        *mine = exclusive ? make_uint4(before, before + q.x, before + q.y, before + q.z)
+                          : make_uint4(before + q.x, before + q.y, before + q.z, before + q.w);
         carried += __shfl_sync(FULL_MASK, lane_inclusive, WARP_THREADS - 1);
     }
 }
 
 /**
  * \brief Store the scanned tile from shared memory: `prefix` plus each element's scan within its
- *        warp's part (inclusive), or plus the scan of the element before it (exclusive).
+ *        warp's part (inclusive or exclusive, as scan_warp_part_shared() wrote it).
  * \param out        output, 16-byte aligned
  * \param n          element count
  * \param tile_first index of the tile's first element
  * \param tile       the tile, scanned by scan_warp_part_shared()
  * \param prefix     what precedes this warp's part of the tile
- * \param exclusive  1 for exclusive, 0 for inclusive
  * \pre blockDim.x == BLOCK_THREADS.
  */
 __device__ __forceinline__ void store_tile_shared(int32_t *out, size_t n, size_t tile_first,
-                                                  const uint4 *tile, uint32_t prefix,
-                                                  int exclusive)
+                                                  const uint4 *tile, uint32_t prefix)
 {
     const int lane = threadIdx.x % WARP_THREADS, warp = threadIdx.x / WARP_THREADS;
-    const uint32_t *element = (const uint32_t *)tile;
     for (int v = 0; v < VECTORS_PER_THREAD; ++v) {
         const int k = warp * WARP_VECTORS + v * WARP_THREADS + lane;
         uint4 q = tile[k];
-        if (exclusive) { /* shift by one: the element before ours, within the warp's part */
-            const int first_of_part = v == 0 && lane == 0;
-            q = make_uint4(first_of_part ? 0u : element[4 * k - 1], q.x, q.y, q.z);
-        }
         q = make_uint4(prefix + q.x, prefix + q.y, prefix + q.z, prefix + q.w);
         const size_t first = tile_first + (size_t)k * 4;
         if (tile_first + TILE_ITEMS <= n) {
@@ -541,7 +538,7 @@ __device__ __forceinline__ void single_pass_tile(const int32_t *in, int32_t *out
     const uint32_t aggregate = reduce_tile_shared(tile_data, &warp_prefix);
     if (threadIdx.x == 0)
         publish_aggregate(descriptors, tile, aggregate);
-    scan_warp_part_shared(tile_data);
+    scan_warp_part_shared(tile_data, exclusive);
 
     if (threadIdx.x < WARP_THREADS) {
         const uint32_t prefix = look_back(descriptors, tile, aggregate);
@@ -549,8 +546,7 @@ __device__ __forceinline__ void single_pass_tile(const int32_t *in, int32_t *out
             tile_exclusive_prefix = prefix;
     }
     __syncthreads(); /* tile_exclusive_prefix is written */
-    store_tile_shared(out, n, tile_first, tile_data, tile_exclusive_prefix + warp_prefix,
-                      exclusive);
+    store_tile_shared(out, n, tile_first, tile_data, tile_exclusive_prefix + warp_prefix);
 }
 
 /**

@@ -29,7 +29,8 @@ OUTDIR=${BENCH_OUT:-docs/results}
 # without BENCH_ALLOW_NOISY=1
 refuse_noise() {
   local noisy
-  noisy=$(awk -F, 'NR > 1 && $15 != "" && $15 != "-"' "$1")
+  noisy=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+                  ("noise" in c) && $c["noise"] != "" && $c["noise"] != "-"' "$1")
   [ -n "$noisy" ] && [ "${BENCH_ALLOW_NOISY:-0}" != 1 ] && [ "$OUTDIR" = docs/results ] || return 1
   echo "bench: $(echo "$noisy" | wc -l) rows are noise (their runs' spread, or their memcpy's, is" \
        "above 20 %, or they claim more than 100 % of memcpy):" >&2
@@ -141,13 +142,17 @@ else
   fi
 fi
 
-# the series: memcpy from the baselines' run; every other row by program and variant; the sixth
-# field is the row's noise flag ("" in a CSV from before the noise columns)
+# the series: memcpy from the baselines' run; every other row by program and variant, with the
+# pct_memcpy its own program measured (against the memcpy of the same size in the same run).
+# Columns by name: the CSV may gain columns. The sixth field is the row's noise flag ("" in a CSV
+# from before the noise columns).
 series() {
-  awk -F, 'NR > 1 {
-    name = ($4 ~ /^baselines/ ? "" : "ch" $4 " ") $7 ($4 == "baselines-exclusive" ? " exclusive" : "")
-    if ($7 == "memcpy") { if ($4 != "baselines") next; name = "memcpy" }
-    print name "," $6 "," $8 "," $9 "," $10 "," ($15 == "-" ? "" : $15)
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+  { prog = $c["program"]; var = $c["variant"]
+    name = (prog ~ /^baselines/ ? "" : "ch" prog " ") var (prog == "baselines-exclusive" ? " exclusive" : "")
+    if (var == "memcpy") { if (prog != "baselines") next; name = "memcpy" }
+    noise = ("noise" in c) ? $c["noise"] : ""
+    print name "," $c["log2_n"] "," $c["time_us"] "," $c["gb_per_s"] "," $c["pct_memcpy"] "," (noise == "-" ? "" : noise)
   }' "$csv"
 }
 series > "$tmp/series.csv"
@@ -199,12 +204,15 @@ fi
 snippet() { # selector
   awk -F, -v sel="$1" -v gpu="$gpu" -v cuda="$cuda" -v day="$day" '
     { if (!($1 in seen)) { seen[$1] = 1; names[++ns] = $1 }
-      t[$1, $2] = $3; g[$1, $2] = $4 ($6 == "" ? "" : " (" $6 ")"); p[$1, $2] = $5; if ($2 > kmax) kmax = $2 }
+      t[$1, $2] = $3; g[$1, $2] = $4; p[$1, $2] = $5; if ($2 > kmax) kmax = $2
+      m[$1, $2] = $6 == "" ? "" : " " $6 }  # the noise flag of a run kept by BENCH_ALLOW_NOISY=1
     END {
       k1 = 24; k2 = 28; k3 = kmax
       printf "Measured by `make bench` on %s, CUDA %s, %s (docs/results/; regenerated, not typed):\n\n", gpu, cuda, day
       if (sel ~ /^ch09/)
         printf "GB/s count the bytes each operator reads and writes; %% of memcpy compares with a cudaMemcpy moving as many bytes, timed in the same run.\n\n"
+      else
+        printf "%% of memcpy compares each row with the cudaMemcpy of the same n timed in the run of its own program (the pct_memcpy column of the CSV); the memcpy row is the copy of the baselines program.\n\n"
       printf "| series | µs at 2^16 | GB/s at 2^%d | GB/s at 2^%d (%% of memcpy) | GB/s at 2^%d (%% of memcpy) |\n", k1, k2, k3
       printf "|---|---|---|---|---|\n"
       for (i = 1; i <= ns; ++i) {
@@ -215,17 +223,16 @@ snippet() { # selector
           for (w = 1; w <= nw; ++w) keep = keep || n == word[w] || index(n, word[w] " ") == 1
           if (!keep) continue
         }
-        own = index(n, "ch09 ") == 1  # its own % (a memcpy moving the same bytes)
-        printf "| %s | %s | %s | %s (%.1f %%) | %s (%.1f %%) |\n", n, t[n, 16], g[n, k1],
-               g[n, k2], own ? p[n, k2] : 100 * g[n, k2] / g["memcpy", k2],
-               g[n, k3], own ? p[n, k3] : 100 * g[n, k3] / g["memcpy", k3]
+        # % of memcpy: the pct_memcpy of the run of the row, never GB/s over the memcpy row
+        printf "| %s | %s%s | %s%s | %s (%.1f %%)%s | %s (%.1f %%)%s |\n", n, t[n, 16], m[n, 16],
+               g[n, k1], m[n, k1], g[n, k2], p[n, k2], m[n, k2], g[n, k3], p[n, k3], m[n, k3]
       }
     }' "$tmp/series.csv"
 }
 splice() { # file selector
   local file=$1 sel=$2
   grep -q "<!-- bench:begin $sel -->" "$file" 2>/dev/null || return 0
-  snippet "$sel" > "$tmp/snippet.md"
+  snippet "$sel" > "$tmp/snippet.md" || { echo "bench: could not draw the table for $file" >&2; status=1; return 0; }
   awk -v sel="$sel" -v snip="$tmp/snippet.md" '
     $0 == "<!-- bench:begin " sel " -->" { print; while ((getline line < snip) > 0) print line; skip = 1; next }
     skip && $0 == "<!-- bench:end -->" { skip = 0 }

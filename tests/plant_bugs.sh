@@ -57,6 +57,9 @@ mutate chain_blockidx 06_chained_scan/chained_scan.cu 's/chunk_id = atomicAdd\(n
 mutate chain_split_flag 06_chained_scan/chained_scan.cu 's/    store_descriptor\(&descriptors\[chunk\],\n\s*\(unsigned long long\)TILE_PREFIX << 32 \| \(uint32_t\)\(exclusive \+ aggregate\)\);/    ((volatile unsigned *)&descriptors[chunk])[1] = TILE_PREFIX;\n    ((volatile unsigned *)&descriptors[chunk])[0] = exclusive + aggregate;/' chained-1tile "--stress 100" skip
 # the right order (value, then flag) but no fence between: what a missing fence does
 mutate chain_no_fence 06_chained_scan/chained_scan.cu 's/    store_descriptor\(&descriptors\[chunk\],\n\s*\(unsigned long long\)TILE_PREFIX << 32 \| \(uint32_t\)\(exclusive \+ aggregate\)\);/    ((volatile unsigned *)&descriptors[chunk])[0] = exclusive + aggregate;\n    ((volatile unsigned *)&descriptors[chunk])[1] = TILE_PREFIX;/' chained-1tile "--stress 100" skip
+# the launcher's memset left out: the chunk counter then starts from the driver's poison
+# (0xA5A5A5A5), so the chunk numbers index far past the descriptors (expected: a CUDA error, exit 3)
+mutate chain_no_memset 06_chained_scan/chained_scan.cu 's/    CUDA_CHECK\(cudaMemsetAsync\(d_temp, 0, chained_temp_bytes\(variant, n\), 0\)\);\n//' chained-1tile "--self-test -n 5000"
 # the look-back (chapter 07, carried unchanged into 08: planted in both)
 for ch in 07_decoupled_lookback/decoupled_lookback.cu 08_memcpy_speed/memcpy_speed.cu; do
   c=${ch%%_*}

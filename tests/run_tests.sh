@@ -269,9 +269,11 @@ else
     skip_suite "results tables up to date" "gnuplot not found (bench/run_bench.sh --from needs it; CI has it)"
     skip_suite "bench marks and refuses noise" "gnuplot not found (bench/run_bench.sh --from needs it)"
   fi
+  queue_suite "quoted % of memcpy from the same run" tests/check_pct_memcpy.sh
   queue_suite "\\file blocks" check_file_blocks
   queue_suite "make's messages (SMS, chapter-N)" check_make_messages
   queue_suite "carried-over helpers unchanged" tests/check_carried.sh $CHAPTERS
+  queue_suite "chapter notes follow the outline" tests/check_notes.sh $CHAPTERS
   queue_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test
   # the host code under AddressSanitizer and UBSan (build/asan: make tests builds it); a leak at
   # exit is not undefined behaviour, and exits by cli_fail() leave allocations behind on purpose
