@@ -3,7 +3,7 @@
  * \brief The correctness battery: sizes × patterns × modes × variants × repeats, every element
  *        checked; and the `--input/--output` mode, which checks the same way.
  */
-#define _DEFAULT_SOURCE /* flock() */
+#define _XOPEN_SOURCE 700 /* open(), close(); sys/file.h declares flock() whatever the macros */
 
 #include "selftest.h"
 

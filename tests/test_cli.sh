@@ -11,7 +11,7 @@ RUN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 VARIANT=$2
 USAGE_ONLY=${3:-}
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+trap 'umount "$TMP/fixture_tmpfs" 2>/dev/null; rm -rf "$TMP"' EXIT  # a tmpfs of the full-disk check, if one is left mounted
 cd "$TMP"
 checks=0 failures=0
 

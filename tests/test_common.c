@@ -7,7 +7,7 @@
  *
  * Prints one line per failed check and a summary; exits 1 if any check failed.
  */
-#define _DEFAULT_SOURCE /* flock(), setenv() */
+#define _POSIX_C_SOURCE 200809L /* setenv(); flock() comes with sys/file.h */
 
 #include "cli.h"
 #include "data.h"
