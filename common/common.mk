@@ -31,7 +31,7 @@ endif
 # Asked once, in the top make, and handed to the chapters' makes through the environment:
 # NVCC_ARCHS, what this nvcc builds for (from 7.5, the oldest GPU the course runs on), and
 # GPU_SMS, the compute capabilities of the GPUs here (empty without a GPU), as nvcc's own
-# -arch=native finds them (__nvcc_device_query), else as nvidia-smi reports them.
+# -arch=native finds them (__nvcc_device_query), else as nvidia-smi reports them ("9.0": 90).
 ifeq ($(origin NVCC_ARCHS),undefined)
   NVCC_ARCHS := $(if $(NVCC),$(shell $(NVCC) --list-gpu-code 2>/dev/null | sed -n 's/^sm_\([0-9]*\)$$/\1/p' | \
                   awk '$$1 >= 75' | tr '\n' ' '))
@@ -40,7 +40,7 @@ endif
 ifeq ($(origin GPU_SMS),undefined)
   GPU_SMS := $(if $(NVCC),$(shell { "$(dir $(NVCC))__nvcc_device_query" 2>/dev/null || \
                nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null; } | \
-               tr -c '0-9\n' '\n' | grep -E '^[0-9]{2,3}$$' | sort -u | tr '\n' ' '))
+               tr -d . | tr -c '0-9\n' '\n' | grep -E '^[0-9]{2,3}$$' | sort -u | tr '\n' ' '))
   export GPU_SMS
 endif
 ifeq ($(origin SMS),undefined)

@@ -161,7 +161,9 @@ sanitize_refuses() {
 }
 
 # make's own messages: a wrong SMS is refused with the list nvcc accepts; a chapter number that
-# CHAPTER_DIRS lacks is refused with the range it has (no fixed list anywhere else)
+# CHAPTER_DIRS lacks is refused with the range it has (no fixed list anywhere else); and the
+# default SMS: a GPU's own, all of ALL_SMS with FAT=1 or without a GPU, TEST_SMS for make check
+# (and make test) without a GPU
 check_make_messages() {
   local out last status=0
   if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -177,7 +179,16 @@ check_make_messages() {
   out=$(make --no-print-directory chapter-99 2>&1) && { echo "make chapter-99 succeeded"; status=1; }
   case $out in *"there is no chapter 99; the chapters are 1 to $last"*) echo "chapter-99: refused, chapters 1 to $last" ;;
     *) echo "make chapter-99 says '$out', not the chapters 1 to $last of CHAPTER_DIRS"; status=1 ;; esac
-  [ "$status" -eq 0 ] && echo "make's messages: as they should be"
+  # which architectures a build is for (GPU_SMS stands for what the GPU query would find)
+  local case want got
+  for case in "GPU_SMS=86|help|86" "GPU_SMS=86 FAT=1|help|75 80 86 89 90 100 120" \
+              "GPU_SMS=|help|75 80 86 89 90 100 120" "GPU_SMS=|check|90" "GPU_SMS=86|check|86"; do
+    want=${case##*|}
+    got=$(env ${case%%|*} make --no-print-directory -pn "$(echo "$case" | cut -d'|' -f2)" 2>/dev/null |
+          sed -n 's/^SMS := //p' | head -n 1)
+    [ "$(echo $got)" = "$want" ] || { echo "${case%|*}: SMS is '$got', wanted '$want'"; status=1; }
+  done
+  [ "$status" -eq 0 ] && echo "make's messages and default architectures: as they should be"
 }
 
 # the first name a chapter's --help lists after "one of:"
@@ -271,7 +282,7 @@ else
   fi
   queue_suite "quoted % of memcpy from the same run" tests/check_pct_memcpy.sh
   queue_suite "\\file blocks" check_file_blocks
-  queue_suite "make's messages (SMS, chapter-N)" check_make_messages
+  queue_suite "make's messages and default SMS" check_make_messages
   queue_suite "carried-over helpers unchanged" tests/check_carried.sh $CHAPTERS
   queue_suite "chapter notes follow the outline" tests/check_notes.sh $CHAPTERS
   queue_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test

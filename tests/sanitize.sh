@@ -53,7 +53,7 @@ done
 
 if [ -n "$reason" ]; then
   count=$(( $(echo $runs | wc -w) * $(echo $TOOLS | wc -w) ))
-  echo "make sanitize: nothing checked: $reason; its $count runs ($TOOLS over $(echo $runs | wc -w) programs) need a CUDA GPU and compute-sanitizer" >&2
+  echo "make sanitize: nothing checked: $reason; its $count runs ($TOOLS, each over $(echo $runs | wc -w) command lines) need a CUDA GPU and compute-sanitizer" >&2
   exit 2
 fi
 
