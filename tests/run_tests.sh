@@ -81,6 +81,13 @@ run_batch() {
     done
     wait -n
     running=$((running - 1))
+    if [ "$running" -le 0 ] && [ "$next" -ge "${#queued[@]}" ]; then
+      wait  # every runner has ended: one that left no counts died, and failed
+      for ((p = shown; p < ${#queued[@]}; ++p)); do
+        [ -f "$dir/$p.counts" ] || echo "0 1 0" >"$dir/$p.counts"
+        [ -s "$dir/$p.out" ] || echo "FAIL  ${queued[p]} (its runner died)" >"$dir/$p.out"
+      done
+    fi
     while [ "$shown" -lt "${#queued[@]}" ] && [ -f "$dir/$shown.counts" ]; do
       cat "$dir/$shown.out"
       read -r p f s <"$dir/$shown.counts"
