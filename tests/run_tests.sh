@@ -191,7 +191,8 @@ check_make_messages() {
   for case in "GPU_SMS=86|help|86" "GPU_SMS=86 FAT=1|help|75 80 86 89 90 100 120" \
               "GPU_SMS=|help|75 80 86 89 90 100 120" "GPU_SMS=|check|90" "GPU_SMS=86|check|86"; do
     want=${case##*|}
-    got=$(env ${case%%|*} make --no-print-directory -pn "$(echo "$case" | cut -d'|' -f2)" 2>/dev/null |
+    got=$(env -u SMS -u FAT -u GPU_SMS -u MAKEFLAGS -u MAKELEVEL -u MFLAGS ${case%%|*} \
+          make --no-print-directory -pn "$(echo "$case" | cut -d'|' -f2)" 2>/dev/null |
           sed -n 's/^SMS := //p' | head -n 1)
     [ "$(echo $got)" = "$want" ] || { echo "${case%|*}: SMS is '$got', wanted '$want'"; status=1; }
   done
