@@ -300,7 +300,9 @@ else
   queue_suite "host unit tests (ASan, UBSan)" build/asan/test_common
   queue_suite "command line (01, ASan, UBSan)" tests/test_cli.sh build/asan/cpu_serial serial
   queue_suite "01 --self-test -n 70000 (ASan, UBSan)" build/asan/cpu_serial --self-test -n 70000
-  queue_suite "fuzz: command line and files (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial 1500
+  # the fuzz in two halves, so that two cores share it (the same 1500 command lines)
+  queue_suite "fuzz: command line and files 1/2 (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial 1500 20161101 1/2
+  queue_suite "fuzz: command line and files 2/2 (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial 1500 20161101 2/2
 fi
 run_batch "$host_jobs"
 
