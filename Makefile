@@ -4,7 +4,8 @@
 #   make test                    build everything and run every self-test (GPU ones when a GPU is here)
 #   make check                   the quick tier: unit tests, command line, small self-tests
 #   make SMS=90 ...              build for one GPU architecture only (fast); DEBUG=1 for -G -O0
-#                                (default: this machine's GPU alone, or all of ALL_SMS; FAT=1: all)
+#                                (default: this machine's GPU alone; without one, all of ALL_SMS
+#                                for make all, TEST_SMS for the rest; FAT=1: all of ALL_SMS)
 
 include common/common.mk
 
@@ -49,8 +50,8 @@ help:
 	@echo "  make clean       remove build/ and every ./run"
 	@echo "  make help        this list"
 	@echo "Options: SMS=\"$(strip $(SMS))\": the GPU architectures to build for; by default the GPU of"
-	@echo "           this machine alone ($(or $(strip $(GPU_SMS)),none found)), else all of ALL_SMS, and make test or"
-	@echo "           make check without a GPU build TEST_SMS=$(TEST_SMS) only; this nvcc builds: $(strip $(NVCC_ARCHS))"
+	@echo "           this machine alone ($(or $(strip $(GPU_SMS)),none found)); without a GPU, all of ALL_SMS for"
+	@echo "           make all and TEST_SMS=$(TEST_SMS) for any other build; this nvcc builds: $(strip $(NVCC_ARCHS))"
 	@echo "         FAT=1: every architecture of ALL_SMS=\"$(ALL_SMS)\" even where a GPU is; DEBUG=1: -G -O0"
 	@echo "         JOBS=$(JOBS): parallel compiles of make test/check; TEST_JOBS=N: suites side by side"
 	@echo "Chapters written: $(if $(READY_NUMBERS),$(READY_NUMBERS),none)"

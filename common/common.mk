@@ -8,8 +8,10 @@
 # Knobs (on the command line or in the environment):
 #   SMS="75 80 86 89 90 100 120"  GPU architectures to build for; PTX is added for the last.
 #                                 Default: the GPU(s) of this machine alone (as -arch=native
-#                                 would), or, with no GPU here, all of ALL_SMS (a fat binary);
-#                                 but `make test`/`make check` without a GPU build TEST_SMS only
+#                                 would); with no GPU here, all of ALL_SMS (a fat binary) for
+#                                 `make all`, and TEST_SMS alone for every other build (`make
+#                                 test`, `make check`, `make chapter-N`: compiled once, so that a
+#                                 compile error is still caught)
 #   SMS=90                        one architecture: a much faster build (H100/H200)
 #   FAT=1                         all of ALL_SMS even where a GPU is (fat binaries on request)
 #   DEBUG=1                       -G -O0 device code, -O0 -g host code
@@ -18,7 +20,7 @@ ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 BUILD := $(ROOT)/build
 
 ALL_SMS := 75 80 86 89 90 100 120
-# The one architecture `make test` compiles every chapter for where no GPU could run them.
+# The one architecture builds other than `make all` are for where no GPU could run them.
 TEST_SMS ?= 90
 DEBUG ?= 0
 
@@ -48,10 +50,10 @@ ifeq ($(origin SMS),undefined)
     SMS := $(ALL_SMS)
   else ifneq ($(strip $(GPU_SMS)),)
     SMS := $(GPU_SMS)
-  else ifneq ($(filter test check,$(MAKECMDGOALS)),)
-    SMS := $(TEST_SMS)
-  else
+  else ifneq ($(filter all,$(MAKECMDGOALS)),)
     SMS := $(ALL_SMS)
+  else
+    SMS := $(TEST_SMS)
   endif
 endif
 export SMS
@@ -88,11 +90,16 @@ LDLIBS := -lgomp
 
 # Rebuild everything when the flags change (make SMS=90 after a fat build, DEBUG=1, ...).
 # Each make writes its own temporary file: the chapter makes of `make -j all` run this at the
-# same moment, and a shared file half-written by one would look changed to another.
+# same moment, and a shared file half-written by one would look changed to another. A make that
+# builds nothing (make help, clean, docs; plain `make` in the top folder) leaves the file alone,
+# so that it never makes the next build start over.
 FLAGS_FILE := $(BUILD)/flags.txt
-$(shell mkdir -p $(BUILD) && new=$$(mktemp $(BUILD)/flags.XXXXXX) && \
+BUILDS_NOTHING := $(if $(MAKECMDGOALS),$(if $(filter-out help clean docs,$(MAKECMDGOALS)),,1),$(if $(SOURCES),,1))
+ifeq ($(BUILDS_NOTHING),)
+$(shell mkdir -p $(BUILD) && new=$$(mktemp $(BUILD)/flags.XXXXXX) && chmod 644 $$new && \
   printf '%s\n' '$(CC) $(CFLAGS)' '$(NVCC) $(NVCCFLAGS)' > $$new && \
   (cmp -s $$new $(FLAGS_FILE) && rm -f $$new || mv $$new $(FLAGS_FILE)))
+endif
 
 COMMON_HOST_OBJS := $(addprefix $(BUILD)/common/,cli.o data.o io.o report.o selftest.o)
 COMMON_CUDA_OBJS := $(BUILD)/common/cuda_util.o $(BUILD)/common/gpu_driver.o

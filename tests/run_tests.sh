@@ -169,12 +169,13 @@ sanitize_refuses() {
 
 # make's own messages: a wrong SMS is refused with the list nvcc accepts; a chapter number that
 # CHAPTER_DIRS lacks is refused with the range it has (no fixed list anywhere else); and the
-# default SMS: a GPU's own, all of ALL_SMS with FAT=1 or without a GPU, TEST_SMS for make check
-# (and make test) without a GPU
+# default SMS: a GPU's own; all of ALL_SMS with FAT=1, or for make all without a GPU; TEST_SMS
+# for every other build without a GPU
 check_make_messages() {
-  local out last status=0
+  local out last status=0 scratch
+  scratch=$(mktemp -d)  # a build folder of its own: the real build's flags stay as they are
   if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
-    out=$(make --no-print-directory SMS=xyz help 2>&1) &&
+    out=$(make --no-print-directory BUILD="$scratch" SMS=xyz help 2>&1) &&
       { echo "make SMS=xyz help succeeded"; status=1; }
     case $out in *"xyz is not a GPU architecture"*"valid: "*90*) echo "SMS=xyz: refused, with the valid list" ;;
       *) echo "make SMS=xyz: no list of valid values: $out"; status=1 ;; esac
@@ -183,19 +184,25 @@ check_make_messages() {
   fi
   last=$(make --no-print-directory -pn help 2>/dev/null | sed -n 's/^CHAPTER_DIRS := //p' | tr ' ' '\n' |
          grep . | tail -n 1 | sed 's/_.*//; s/^0*//')
-  out=$(make --no-print-directory chapter-99 2>&1) && { echo "make chapter-99 succeeded"; status=1; }
+  out=$(make --no-print-directory BUILD="$scratch" chapter-99 2>&1) && { echo "make chapter-99 succeeded"; status=1; }
   case $out in *"there is no chapter 99; the chapters are 1 to $last"*) echo "chapter-99: refused, chapters 1 to $last" ;;
     *) echo "make chapter-99 says '$out', not the chapters 1 to $last of CHAPTER_DIRS"; status=1 ;; esac
-  # which architectures a build is for (GPU_SMS stands for what the GPU query would find)
+  # a make that builds nothing leaves the flags alone (else the next build would start over)
+  make --no-print-directory BUILD="$scratch/quiet" help >/dev/null 2>&1
+  if [ -e "$scratch/quiet/flags.txt" ]; then echo "make help wrote the build's flags"; status=1; fi
+  # which architectures a build is for (GPU_SMS stands for what the GPU query would find; a dry
+  # run)
   local case want got
   for case in "GPU_SMS=86|help|86" "GPU_SMS=86 FAT=1|help|75 80 86 89 90 100 120" \
-              "GPU_SMS=|help|75 80 86 89 90 100 120" "GPU_SMS=|check|90" "GPU_SMS=86|check|86"; do
+              "GPU_SMS=|all|75 80 86 89 90 100 120" "GPU_SMS=|check|90" "GPU_SMS=|help|90" \
+              "GPU_SMS=86|check|86"; do
     want=${case##*|}
     got=$(env -u SMS -u FAT -u GPU_SMS -u MAKEFLAGS -u MAKELEVEL -u MFLAGS ${case%%|*} \
-          make --no-print-directory -pn "$(echo "$case" | cut -d'|' -f2)" 2>/dev/null |
+          make --no-print-directory -pn BUILD="$scratch" "$(echo "$case" | cut -d'|' -f2)" 2>/dev/null |
           sed -n 's/^SMS := //p' | head -n 1)
     [ "$(echo $got)" = "$want" ] || { echo "${case%|*}: SMS is '$got', wanted '$want'"; status=1; }
   done
+  rm -rf "$scratch"
   [ "$status" -eq 0 ] && echo "make's messages and default architectures: as they should be"
 }
 
