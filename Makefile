@@ -2,7 +2,10 @@
 #
 #   make chapter-1 && ./run      build a chapter; ./run here runs the chapter built last
 #   make test                    build everything and run every self-test (GPU ones when a GPU is here)
+#   make check                   the quick tier: unit tests, command line, small self-tests
 #   make SMS=90 ...              build for one GPU architecture only (fast); DEBUG=1 for -G -O0
+#                                (default: this machine's GPU alone; without one, all of ALL_SMS
+#                                for make all, TEST_SMS for the rest; FAT=1: all of ALL_SMS)
 
 include common/common.mk
 
@@ -12,6 +15,10 @@ CHAPTER_DIRS := 01_cpu_serial 02_warp_shfl 03_block_scan 04_scan_then_fan \
 # Chapters that exist: their folder has a Makefile.
 READY := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,$(CHAPTER_DIRS))))
 READY_NUMBERS := $(foreach d,$(READY),$(patsubst 0%,%,$(firstword $(subst _, ,$(d)))))
+CHAPTER_NUMBERS := $(foreach d,$(CHAPTER_DIRS),$(patsubst 0%,%,$(firstword $(subst _, ,$(d)))))
+# make test and make check build in parallel on their own, JOBS at a time (every core here),
+# unless make was given -j itself.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 TEST_BIN := $(BUILD)/tests
 HOST_TESTS := $(TEST_BIN)/test_common $(TEST_BIN)/scan_networks $(TEST_BIN)/test_float_checks
@@ -26,7 +33,7 @@ ASAN_BINS := $(ASAN_DIR)/cpu_serial $(ASAN_DIR)/test_common
 # The baselines of make bench: CUB and Thrust through the chapters' driver.
 BENCH_BASELINES := $(if $(NVCC),$(BUILD)/bench/baselines)
 
-.PHONY: help all common tests test bench sanitize docs figures clean classroom-env starter grade grade-class $(READY)
+.PHONY: help all common tests test check bench sanitize docs figures clean classroom-env starter grade grade-class $(READY)
 .DEFAULT_GOAL := help
 
 help:
@@ -34,7 +41,9 @@ help:
 	@echo "  make chapter-N   build chapter N and point ./run at it: make chapter-1 && ./run"
 	@echo "  make all         build every chapter that exists, and the tests"
 	@echo "  make test        build all, run host tests and every self-test (GPU suites need a GPU)"
-	@echo "  make bench       chapters 04 on beside CUB, Thrust and memcpy, 2^10 ... 2^30: docs/results/ (GPU)"
+	@echo "  make check       the quick tier (a minute): unit tests, command line, self-tests up to 2^20"
+	@echo "  make bench       chapters 04 on beside CUB, Thrust and memcpy, 2^10 ... 2^30: docs/results/ (GPU;"
+	@echo "                   a run with noisy rows is refused unless BENCH_ALLOW_NOISY=1)"
 	@echo "  make sanitize    compute-sanitizer memcheck, racecheck, synccheck on the GPU chapters"
 	@echo "  make docs        the course site into build/docs/html, then its checks (links; a browser where Chromium is)"
 	@echo "  make figures     redraw the figures in docs/figures (from the models in tests/scan_networks.c)"
@@ -43,7 +52,11 @@ help:
 	@echo "  make grade-class CH=N CLASS=folder [OUT=dir] grade a folder of submissions into grades.csv"
 	@echo "  make clean       remove build/ and every ./run"
 	@echo "  make help        this list"
-	@echo "Options: SMS=\"$(SMS)\" (GPU architectures; SMS=90 for a fast H100/H200 build), DEBUG=1 (-G -O0)"
+	@echo "Options: SMS=\"$(strip $(SMS))\": the GPU architectures to build for; by default the GPU of"
+	@echo "           this machine alone ($(or $(strip $(GPU_SMS)),none found)); without a GPU, all of ALL_SMS for"
+	@echo "           make all and TEST_SMS=$(TEST_SMS) for any other build; this nvcc builds: $(strip $(NVCC_ARCHS))"
+	@echo "         FAT=1: every architecture of ALL_SMS=\"$(ALL_SMS)\" even where a GPU is; DEBUG=1: -G -O0"
+	@echo "         JOBS=$(JOBS): parallel compiles of make test/check; TEST_JOBS=N: suites side by side"
 	@echo "Chapters written: $(if $(READY_NUMBERS),$(READY_NUMBERS),none)"
 
 # Every object of common/ (the baselines too) is built here, before any chapter's make starts:
@@ -55,9 +68,12 @@ all: common tests $(READY) $(BENCH_BASELINES)
 $(READY): common
 	$(MAKE) -C $@ all
 
+# N from CHAPTER_DIRS (1, or 01); the chapters' list is never written out anywhere else
 chapter-%:
-	@case "$*" in [1-9]|1[01]) ;; *) echo "there is no chapter $*; the chapters are 1 to 11"; exit 1;; esac; \
-	num=$$(printf '%02d' $*); dir=$$(ls -d $${num}_* 2>/dev/null | head -n 1); \
+	@n=$$(echo "$*" | sed 's/^0*//'); \
+	case " $(CHAPTER_NUMBERS) " in *" $$n "*) ;; *) echo "there is no chapter $*; the chapters are" \
+	  "$(firstword $(CHAPTER_NUMBERS)) to $(lastword $(CHAPTER_NUMBERS))"; exit 1;; esac; \
+	num=$$(printf '%02d' $$n); dir=$$(ls -d $${num}_* 2>/dev/null | head -n 1); \
 	if [ -z "$$dir" ] || [ ! -f "$$dir/Makefile" ]; then \
 	  name=$$(echo "$(CHAPTER_DIRS)" | tr ' ' '\n' | grep "^$${num}_" || echo "chapter-$*"); \
 	  echo "chapter $* ($$name) is not written yet; chapters written: $(READY_NUMBERS)"; \
@@ -107,8 +123,19 @@ $(BUILD)/bench/baselines: $(BUILD)/bench/baselines.o $(COMMON_BASELINE_OBJS) $(C
 
 -include $(wildcard $(BUILD)/bench/*.d)
 
-test: all
+# The build of make test and make check: parallel unless make already is (-j given).
+define build_all_in_parallel
+	@case "$$MAKEFLAGS" in *-j*|*jobserver*) jobs="" ;; *) jobs="-j$(JOBS)" ;; esac; \
+	  $(MAKE) --no-print-directory $$jobs all
+endef
+
+test:
+	$(build_all_in_parallel)
 	@CHAPTERS="$(READY)" tests/run_tests.sh
+
+check:
+	$(build_all_in_parallel)
+	@CHAPTERS="$(READY)" tests/run_tests.sh --quick
 
 bench: all
 	@CHAPTERS="$(READY)" bench/run_bench.sh

@@ -184,8 +184,9 @@ static void copy_threads(const int32_t *in, int32_t *out, size_t n)
     }
 }
 
-/** \brief Median seconds of `reps` runs of `variant` (or of a baseline: BASELINE_COPY_*). */
-static double time_cpu(int variant, const int32_t *in, int32_t *out, size_t n, int exclusive,
+/** \brief Median and spread, in seconds, of `reps` runs of `variant` (or of a baseline:
+    BASELINE_COPY_*). */
+static timing time_cpu(int variant, const int32_t *in, int32_t *out, size_t n, int exclusive,
                        int reps)
 {
     double *times = (double *)xmalloc((size_t)reps * sizeof(double), "the timings");
@@ -202,7 +203,7 @@ static double time_cpu(int variant, const int32_t *in, int32_t *out, size_t n, i
         if (r >= 0)
             times[r] = host_seconds() - start;
     }
-    double t = median(times, reps);
+    const timing t = timing_of(times, reps);
     free(times);
     return t;
 }
@@ -211,7 +212,8 @@ static double time_cpu(int variant, const int32_t *in, int32_t *out, size_t n, i
 static int sweep(const scan_program *prog, const scan_options *opt)
 {
     static const report_column COLS[] = {{"n", 10},   {"variant", -10},    {"time_us", 12},
-                                         {"GB/s", 8}, {"pct_memcpy", 10}, {"check", -5}};
+                                         {"GB/s", 8}, {"pct_memcpy", 10}, {"spread_pct", 10},
+                                         {"memcpy_spread_pct", 17}, {"noise", -17}, {"check", -5}};
     const int NCOLS = (int)(sizeof COLS / sizeof COLS[0]);
     char copy_all_name[32];
     /* on one thread, a name of its own: the same memcpy() as memcpy-1t, inside a parallel region */
@@ -233,10 +235,11 @@ static int sweep(const scan_program *prog, const scan_options *opt)
                 opt->reps, WARMUP_RUNS);
     report_note(stdout, opt->csv, "GB/s counts 2*n*4 bytes; pct_memcpy compares serial with "
                 "memcpy-1t and threads with %s (same thread count)", copy_all_name);
+    report_noise_note(stdout, opt->csv);
     report_header(stdout, COLS, NCOLS, opt->csv);
     for (int s = 0; s < count; ++s) {
         size_t n = sizes[s];
-        char nbuf[32], tbuf[32], gbuf[32], pbuf[32];
+        char nbuf[32], tbuf[32], gbuf[32], pbuf[32], sbuf[32], cbuf[32];
         int32_t *in = (int32_t *)xmalloc(n * sizeof(int32_t), "the input");
         int32_t *out = (int32_t *)xmalloc(n * sizeof(int32_t), "the output");
         int32_t *ref = (int32_t *)xmalloc(n * sizeof(int32_t), "the reference");
@@ -245,16 +248,18 @@ static int sweep(const scan_program *prog, const scan_options *opt)
         poison(out, n);
 
         /* The baselines: copying n elements moves the same 2n that a scan must. */
-        double copy_s[2];
+        timing copy_s[2];
         format_size(n, nbuf, sizeof nbuf);
         for (int b = 0; b < 2; ++b) {
             copy_s[b] = time_cpu(b ? BASELINE_COPY_ALL : BASELINE_COPY_ONE, in, out, n, 0, opt->reps);
-            snprintf(tbuf, sizeof tbuf, "%.2f", copy_s[b] * 1e6);
+            snprintf(tbuf, sizeof tbuf, "%.2f", copy_s[b].median * 1e6);
             /* n = 0 moves nothing: no rate, no share of a copy's */
             snprintf(gbuf, sizeof gbuf, n ? "%.1f" : "-",
-                     gb_per_s(scan_min_bytes(n), copy_s[b] * 1e3));
+                     gb_per_s(scan_min_bytes(n), copy_s[b].median * 1e3));
+            const char *spread = format_spread(copy_s[b], n > 0, sbuf, sizeof sbuf);
             const char *copy_row[] = {nbuf, b ? copy_all_name : "memcpy-1t", tbuf, gbuf,
-                                      n ? "100.0" : "-", "-"};
+                                      n ? "100.0" : "-", spread, spread,
+                                      noise_flag(copy_s[b], copy_s[b], 100.0, n > 0), "-"};
             report_row(stdout, COLS, NCOLS, opt->csv, copy_row);
         }
 
@@ -264,7 +269,8 @@ static int sweep(const scan_program *prog, const scan_options *opt)
             poison(out, n);
             scan_cpu(NULL, v, in, out, n, opt->exclusive);
             verify_result before = verify_scan(ref, out, n);
-            double s_time = time_cpu(v, in, out, n, opt->exclusive, opt->reps);
+            const timing t = time_cpu(v, in, out, n, opt->exclusive, opt->reps);
+            const double s_time = t.median;
             verify_result after = verify_scan(ref, out, n);
             int ok = before.mismatches == 0 && after.mismatches == 0;
             snprintf(tbuf, sizeof tbuf, "%.2f", s_time * 1e6);
@@ -272,10 +278,13 @@ static int sweep(const scan_program *prog, const scan_options *opt)
                      gb_per_s(scan_min_bytes(n), s_time * 1e3));
             /* like with like: the serial scan against a one-thread copy, the threaded one
                against a copy on as many threads */
-            double copy = copy_s[v == VARIANT_SERIAL ? 0 : 1];
-            snprintf(pbuf, sizeof pbuf, n && s_time > 0 ? "%.1f" : "-",
-                     s_time > 0 ? 100.0 * copy / s_time : 0.0);
-            const char *row[] = {nbuf, VARIANT_NAMES[v], tbuf, gbuf, pbuf, ok ? "ok" : "WRONG"};
+            const timing copy = copy_s[v == VARIANT_SERIAL ? 0 : 1];
+            const double pct = s_time > 0 ? 100.0 * copy.median / s_time : 0.0;
+            snprintf(pbuf, sizeof pbuf, n && s_time > 0 ? "%.1f" : "-", pct);
+            const char *row[] = {nbuf, VARIANT_NAMES[v], tbuf, gbuf, pbuf,
+                                 format_spread(t, n > 0, sbuf, sizeof sbuf),
+                                 format_spread(copy, n > 0, cbuf, sizeof cbuf),
+                                 noise_flag(t, copy, pct, n > 0), ok ? "ok" : "WRONG"};
             report_row(stdout, COLS, NCOLS, opt->csv, row);
             if (!ok) {
                 verify_report(stdout, before.mismatches ? &before : &after, ref, out, n);
@@ -310,7 +319,7 @@ int main(int argc, char **argv)
            leave some threads an empty slice, the case most easily got wrong. T goes in the
            config's `tile` field, which the self-test prints as "tile T". The n = 2^31 + 4099
            case needs its three arrays (24 GiB) and a quarter more free, or it is skipped. */
-        self_test_config cfg = {(size_t)omp_get_max_threads(), 1, SELF_TEST_BIG_N, NULL};
+        self_test_config cfg = {(size_t)omp_get_max_threads(), 1, SELF_TEST_BIG_N, NULL, NULL};
         size_t need = self_test_host_bytes(SELF_TEST_BIG_N);
         size_t have = host_memory_available();
         char reason[128];

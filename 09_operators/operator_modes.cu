@@ -374,12 +374,13 @@ static int op_self_test(const operator_mode *op, const scan_options *opt)
 
     const size_t big = SELF_TEST_BIG_N;
     if (!opt->n_given || opt->n >= big) {
+        self_test_big_case_lock(1); /* one at a time when make test runs self-tests side by side */
         const size_t host_need = host_bytes(op, big), dev_need = device_bytes(op, big, 0);
         const size_t host_have = host_memory_available(), dev_have = cuda_free_bytes();
         if (!cli_variant_selected(opt, VARIANT_LOOKBACK)) {
-            printf("n = %zu skipped: only this chapter's pass runs beyond 2^31\n", big);
+            printf("SKIP n = %zu: only this chapter's pass runs beyond 2^31\n", big);
         } else if (host_have < host_need + host_need / 4 || dev_have < dev_need + dev_need / 16) {
-            printf("n = %zu skipped: needs %.1f GiB of host and %.1f GiB of GPU memory; %.1f and "
+            printf("SKIP n = %zu: needs %.1f GiB of host and %.1f GiB of GPU memory; %.1f and "
                    "%.1f GiB free\n", big, (double)(host_need + host_need / 4) / (1 << 30),
                    (double)(dev_need + dev_need / 16) / (1 << 30),
                    (double)host_have / (1 << 30), (double)dev_have / (1 << 30));
@@ -397,6 +398,7 @@ static int op_self_test(const operator_mode *op, const scan_options *opt)
             op_free_host(&b);
             op_free_device(&b);
         }
+        self_test_big_case_lock(0);
     }
     printf("self-test of %s %s: %ld cases, %ld failed\n", op->name,
            failed ? "FAILED" : "passed", cases, failed);
@@ -494,7 +496,7 @@ static int op_file(const operator_mode *op, const scan_options *opt, const int32
     }
     if (status == EXIT_OK && opt->output) {
         if (io_output_commit(d.got, d.n, err, sizeof err))
-            cli_fail(EXIT_USAGE, "%s", err);
+            cli_fail(EXIT_WRITE, "%s", err);
         printf("wrote %zu int32 words to %s\n", d.n, opt->output);
     }
     op_free_host(&d);

@@ -8,7 +8,12 @@
 #   docs/results/nvidia_h200_bandwidth.svg   GB/s against n, memcpy as the ceiling
 #   docs/results/nvidia_h200_latency.svg     time against n up to 2^20 (latency)
 # Environment: BENCH_MIN_LOG2 (10), BENCH_MAX_LOG2 (30), BENCH_STEP (2), BENCH_REPS (10),
-# BENCH_OUT (docs/results). Progress goes to stderr, one line per size and program.
+# BENCH_OUT (docs/results), BENCH_ALLOW_NOISY (0). Progress goes to stderr, one line per size and
+# program. Each row carries the spread of its runs and of its memcpy's, and the program's noise
+# flag (common/report.h): a run with a noisy row (spread above 20 %, or above 100 % of memcpy) is
+# not written to docs/results but to build/bench/, and the script exits 1, unless
+# BENCH_ALLOW_NOISY=1 (then the tables mark those cells). --from accepts CSVs with or without the
+# three noise columns (older runs have none: nothing is marked).
 #   bench/run_bench.sh --from CSV    redraw the table and plots from a CSV this script wrote
 #                                    (no GPU needed: e.g. where the GPU machine has no gnuplot)
 #   bench/run_bench.sh --csv-only    measure and write only the CSV (a GPU machine without
@@ -19,6 +24,21 @@ set -u
 cd "$(dirname "$0")/.."
 MIN=${BENCH_MIN_LOG2:-10} MAX=${BENCH_MAX_LOG2:-30} STEP=${BENCH_STEP:-2} REPS=${BENCH_REPS:-10}
 OUTDIR=${BENCH_OUT:-docs/results}
+
+# refuse_noise CSV: true (and says why) when CSV has noisy rows and would become docs/results
+# without BENCH_ALLOW_NOISY=1
+refuse_noise() {
+  local noisy
+  noisy=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
+                  ("noise" in c) && $c["noise"] != "" && $c["noise"] != "-"' "$1")
+  [ -n "$noisy" ] && [ "${BENCH_ALLOW_NOISY:-0}" != 1 ] && [ "$OUTDIR" = docs/results ] || return 1
+  echo "bench: $(echo "$noisy" | wc -l) rows are noise (their runs' spread, or their memcpy's, is" \
+       "above 20 %, or they claim more than 100 % of memcpy):" >&2
+  echo "$noisy" | cut -d, -f4-10,13-15 | head -n 20 | sed 's/^/  /' >&2
+  echo "bench: not written to docs/results. Rerun on an idle GPU (or with BENCH_REPS=30), or keep" \
+       "the run, its noisy cells marked, with BENCH_ALLOW_NOISY=1 (make bench BENCH_ALLOW_NOISY=1)" >&2
+  return 0
+}
 
 csv_only=0
 [ "${1:-}" = --csv-only ] && csv_only=1
@@ -34,6 +54,7 @@ if [ "${1:-}" = --from ]; then
   IFS=, read -r gpu cuda day _ _ _ _ _ _ _ _ REPS < <(sed -n 2p "$csv")
   slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9\n' '_')
   OUTDIR=$(dirname "$csv")
+  ! refuse_noise "$csv" || exit 1
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
   status=0
@@ -71,7 +92,7 @@ else
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
   # rows go to $csv.partial as they come, so that an interrupted run keeps what it measured
-  echo "gpu,cuda,date,program,n,log2_n,variant,time_us,gb_per_s,pct_memcpy,check,reps" > "$csv.partial"
+  echo "gpu,cuda,date,program,n,log2_n,variant,time_us,gb_per_s,pct_memcpy,check,reps,spread_pct,memcpy_spread_pct,noise" > "$csv.partial"
   echo "bench: $gpu, CUDA $cuda, $day; n = 2^$MIN … 2^$MAX, median of $REPS runs" >&2
 
   status=0
@@ -95,16 +116,25 @@ else
         status=1
         continue
       fi
-      # columns by name, since chapters add their own (traffic, chunk)
+      # columns by name, since chapters add their own (traffic, chunk); a program without the
+      # spread columns leaves them empty
       awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v prog="$label" -v k="$k" -v reps="$REPS" '
+        function cell(name) { return (name in col) ? $col[name] : "" }
         /^#/ { next }
         !header { for (i = 1; i <= NF; ++i) col[$i] = i; header = 1; next }
-        { printf "%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s\n", gpu, cuda, day, prog, $col["n"], k,
-                 $col["variant"], $col["time_us"], $col["GB/s"], $col["pct_memcpy"], $col["check"], reps }
+        { printf "%s,%s,%s,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", gpu, cuda, day, prog, $col["n"], k,
+                 $col["variant"], $col["time_us"], $col["GB/s"], $col["pct_memcpy"], $col["check"], reps,
+                 cell("spread_pct"), cell("memcpy_spread_pct"), cell("noise") }
       ' "$tmp/out.csv" >> "$csv.partial"
       echo "bench: 2^$k $label done in $(( $(date +%s) - start )) s" >&2
     done
   done
+  if refuse_noise "$csv.partial"; then
+    mkdir -p build/bench
+    mv "$csv.partial" "build/bench/$slug.noisy.csv"
+    echo "bench: docs/results is unchanged; the run is in build/bench/$slug.noisy.csv" >&2
+    exit 1
+  fi
   mv "$csv.partial" "$csv"
   if [ "$csv_only" -eq 1 ]; then
     echo "bench: wrote $csv only; draw the tables and plots with: bench/run_bench.sh --from $csv" >&2
@@ -118,13 +148,15 @@ fi
 # cub-select-if-in-place are chapter 10's: the compaction was chapter 09's mode until it became
 # chapter 10 (same kernel, its PTX compared), and the CSV of 2026-12-01 was measured before that;
 # the next run labels them 10 itself.
+# The sixth field is the row's noise flag ("" in a CSV from before the noise columns).
 series() {
   awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
   { prog = $c["program"]; var = $c["variant"]
     if (prog == "09" && (var == "compact-in-place" || var == "cub-select-if-in-place")) prog = "10"
     name = (prog ~ /^baselines/ ? "" : "ch" prog " ") var (prog == "baselines-exclusive" ? " exclusive" : "")
     if (var == "memcpy") { if (prog != "baselines") next; name = "memcpy" }
-    print name "," $c["log2_n"] "," $c["time_us"] "," $c["gb_per_s"] "," $c["pct_memcpy"]
+    noise = ("noise" in c) ? $c["noise"] : ""
+    print name "," $c["log2_n"] "," $c["time_us"] "," $c["gb_per_s"] "," $c["pct_memcpy"] "," (noise == "-" ? "" : noise)
   }' "$csv"
 }
 series > "$tmp/series.csv"
@@ -136,7 +168,7 @@ md="$OUTDIR/$slug.md"
 awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v reps="$REPS" '
   { if (!($1 in seen)) { seen[$1] = 1; names[++ns] = $1 }
     if (!($2 in seenk)) { seenk[$2] = 1; ks[++nk] = $2 }
-    v[$1, $2] = $4 }
+    v[$1, $2] = $4 ($6 == "" ? "" : " (" $6 ")"); flagged = flagged || $6 != "" }
   function table(title, lo, hi,   i, j) {
     printf "%s\n\n| series |", title
     for (j = 1; j <= nk; ++j) if (ks[j] >= lo && ks[j] <= hi) printf " 2^%s |", ks[j]
@@ -159,6 +191,8 @@ awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v reps="$REPS" '
     printf "CUDA %s, measured %s by `make bench` (bench/run_bench.sh); do not edit by hand.\n\n", cuda, day
     table("GB/s at small n, where launch and latency set the time:", 0, 20)
     table("GB/s at large n, where bandwidth sets it:", 21, 99)
+    if (flagged)
+      printf "(noisy): the runs of that cell, or of its memcpy, spread by more than 20 %%; (over-memcpy): faster than memcpy, so the copy was disturbed. Not results: kept by BENCH_ALLOW_NOISY=1.\n"
   }' "$tmp/series.csv" > "$md"
 
 # gnuplot data: one block per series, its name first. Chapters 09 and 10's operators are left out
@@ -187,7 +221,8 @@ fi
 snippet() { # selector
   awk -F, -v sel="$1" -v gpu="$gpu" -v cuda="$cuda" -v day="$day" '
     { if (!($1 in seen)) { seen[$1] = 1; names[++ns] = $1 }
-      t[$1, $2] = $3; g[$1, $2] = $4; p[$1, $2] = $5; if ($2 > kmax) kmax = $2 }
+      t[$1, $2] = $3; g[$1, $2] = $4; p[$1, $2] = $5; if ($2 > kmax) kmax = $2
+      m[$1, $2] = $6 == "" ? "" : " " $6 }  # the noise flag of a run kept by BENCH_ALLOW_NOISY=1
     END {
       k1 = 24; k2 = 28; k3 = kmax
       printf "Measured by `make bench` on %s, CUDA %s, %s (docs/results/; regenerated, not typed):\n\n", gpu, cuda, day
@@ -206,8 +241,8 @@ snippet() { # selector
           if (!keep) continue
         }
         # % of memcpy: the pct_memcpy of the run of the row, never GB/s over the memcpy row
-        printf "| %s | %s | %s | %s (%.1f %%) | %s (%.1f %%) |\n", n, t[n, 16], g[n, k1],
-               g[n, k2], p[n, k2], g[n, k3], p[n, k3]
+        printf "| %s | %s%s | %s%s | %s (%.1f %%)%s | %s (%.1f %%)%s |\n", n, t[n, 16], m[n, 16],
+               g[n, k1], m[n, k1], g[n, k2], p[n, k2], m[n, k2], g[n, k3], p[n, k3], m[n, k3]
       }
     }' "$tmp/series.csv"
 }

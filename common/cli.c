@@ -5,11 +5,15 @@
  * Numbers are parsed digit by digit with an explicit overflow check instead of strtoull(), whose
  * silent acceptance of "-5" (it wraps) and leading blanks would let bad input through.
  */
+#define _POSIX_C_SOURCE 200809L /* _exit() */
+
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /** Result of parse_u64(). */
 enum number_status { NUMBER_OK, NUMBER_NOT_A_NUMBER, NUMBER_NEGATIVE, NUMBER_TOO_LARGE };
@@ -379,7 +383,8 @@ void cli_print_help(FILE *f, const scan_program *prog)
             "  --csv               machine-readable rows instead of the table\n"
             "  --help              this text\n"
             "\nExit status: 0 success, 1 a result was wrong, 2 bad usage or input, 3 CUDA "
-            "trouble.\n",
+            "trouble,\n  4 a write failed (disk full, I/O error: --output keeps the file it would "
+            "replace).\n",
             names);
     fprintf(f, "make test runs: --self-test%s", prog->stress ? " | --stress 1000" : "");
     for (int m = 0; m < prog->mode_count; ++m)
@@ -400,9 +405,22 @@ void cli_fail(int status, const char *fmt, ...)
     exit(status);
 }
 
+/** At exit: a report that did not reach standard output is a failure (exit ::EXIT_WRITE). */
+static void check_stdout(void)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        const int e = errno;
+        fprintf(stderr, "run: cannot write standard output: %s; the report is incomplete\n",
+                e ? strerror(e) : "a write failed");
+        _exit(EXIT_WRITE); /* exit() may not be called again from an exit handler */
+    }
+}
+
 void cli_parse_or_exit(int argc, char **argv, const scan_program *prog, scan_options *opt)
 {
     char err[512];
+    atexit(check_stdout);
     if (cli_parse(argc, argv, prog, opt, err, sizeof err))
         cli_fail(EXIT_USAGE, "%s", err);
     if (opt->help) {

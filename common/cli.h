@@ -27,6 +27,9 @@ extern "C" {
 #define EXIT_USAGE 2
 /** Exit status: CUDA trouble (no device, out of memory, launch failure, watchdog). */
 #define EXIT_CUDA 3
+/** Exit status: a write failed (disk full, I/O error, file too large) to `--output`, which then
+    keeps the file it would have replaced, or to standard output. */
+#define EXIT_WRITE 4
 
 /** Largest power of two accepted by `-n 2^K`. */
 #define CLI_MAX_LOG2_N 40
@@ -128,6 +131,10 @@ void cli_print_help(FILE *f, const scan_program *prog);
 /**
  * \brief cli_parse(), then: on error print `run: <message>` to stderr and exit ::EXIT_USAGE;
  *        on `--help` print the help and exit ::EXIT_OK.
+ *
+ * It also makes sure that a report which did not reach standard output (a full disk, a closed
+ * descriptor) does not pass for success: at exit, if writing standard output failed, one line
+ * says so on stderr and the exit status is ::EXIT_WRITE, as coreutils' tools do.
  */
 void cli_parse_or_exit(int argc, char **argv, const scan_program *prog, scan_options *opt);
 

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "report.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -21,18 +22,44 @@ void cuda_fail(cudaError_t status, const char *what, const char *file, int line)
     exit(EXIT_CUDA);
 }
 
+const char *cuda_no_device_reason(cudaError_t status, int count, char *buf, size_t len)
+{
+    /* Where no driver is installed at all, the runtime finds no libcuda.so.1 and says "CUDA
+       driver version is insufficient": look for the library to tell the two apart. */
+    void *libcuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    const int kernel_module = access("/proc/driver/nvidia/version", F_OK) == 0;
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    int driver = 0, runtime = 0;
+    if (libcuda)
+        dlclose(libcuda);
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    if (!libcuda)
+        snprintf(buf, len, "no NVIDIA driver found (libcuda.so.1 is not installed%s)",
+                 kernel_module ? ", though the kernel module is loaded" : "");
+    else if (status == cudaErrorInsufficientDriver)
+        snprintf(buf, len, "the NVIDIA driver is too old for this program: it supports CUDA "
+                 "%d.%d, the program was built with CUDA %d.%d; update the driver",
+                 driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+    else if (status == cudaErrorNoDevice || (status == cudaSuccess && count == 0))
+        snprintf(buf, len, "no NVIDIA GPU found: the driver is installed but lists no device%s%s%s",
+                 !kernel_module ? " (its kernel module is not loaded: no /proc/driver/nvidia)" : "",
+                 visible ? "; CUDA_VISIBLE_DEVICES hides all but: " : "", visible ? visible : "");
+    else
+        snprintf(buf, len, "no usable CUDA device (CUDA: %s: %s)", cudaGetErrorName(status),
+                 cudaGetErrorString(status));
+    return buf;
+}
+
 void cuda_init_device(cudaDeviceProp *props)
 {
     int count = 0;
     cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess || count == 0) {
-        /* With no GPU, or no driver, CUDA says "driver version is insufficient": say what it
-           means first (the driver creates /proc/driver/nvidia when it is loaded). */
-        const int driver = access("/proc/driver/nvidia/version", F_OK) == 0;
-        fprintf(stderr, "run: %s (CUDA: %s); this program needs an NVIDIA GPU of compute "
-                        "capability 7.5 or newer and its driver\n",
-                !driver ? "no NVIDIA GPU/driver found" : "no usable CUDA device",
-                status != cudaSuccess ? cudaGetErrorString(status) : "no device");
+        char reason[256];
+        fprintf(stderr, "run: %s; this program needs an NVIDIA GPU of compute capability 7.5 or "
+                        "newer and its driver\n",
+                cuda_no_device_reason(status, count, reason, sizeof reason));
         exit(EXIT_CUDA);
     }
     CUDA_CHECK(cudaSetDevice(0));
@@ -57,7 +84,7 @@ const char *cuda_device_line(const cudaDeviceProp *props, char *buf, size_t len)
     return buf;
 }
 
-double cuda_time_median_ms(gpu_work_fn work, void *ctx, int warmup, int reps)
+timing cuda_timing_ms(gpu_work_fn work, void *ctx, int warmup, int reps)
 {
     cudaEvent_t start, stop;
     double *times = (double *)malloc((size_t)reps * sizeof(double));
@@ -77,11 +104,16 @@ double cuda_time_median_ms(gpu_work_fn work, void *ctx, int warmup, int reps)
         CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
         times[i] = ms;
     }
-    double result = median(times, reps);
+    const timing result = timing_of(times, reps);
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
     free(times);
     return result;
+}
+
+double cuda_time_median_ms(gpu_work_fn work, void *ctx, int warmup, int reps)
+{
+    return cuda_timing_ms(work, ctx, warmup, reps).median;
 }
 
 /** What memcpy_work() copies. */
@@ -98,12 +130,18 @@ static void memcpy_work(void *ctx)
     CUDA_CHECK(cudaMemcpyAsync(job->dst, job->src, job->bytes, cudaMemcpyDeviceToDevice, 0));
 }
 
-double cuda_memcpy_ms(void *dst, const void *src, size_t bytes, int reps)
+timing cuda_memcpy_timing_ms(void *dst, const void *src, size_t bytes, int reps)
 {
     memcpy_job job = {dst, src, bytes};
+    const timing nothing = {0.0, 0.0};
     if (bytes == 0)
-        return 0.0;
-    return cuda_time_median_ms(memcpy_work, &job, 2, reps);
+        return nothing;
+    return cuda_timing_ms(memcpy_work, &job, 2, reps);
+}
+
+double cuda_memcpy_ms(void *dst, const void *src, size_t bytes, int reps)
+{
+    return cuda_memcpy_timing_ms(dst, src, bytes, reps).median;
 }
 
 size_t cuda_free_bytes(void)

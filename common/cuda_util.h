@@ -8,6 +8,8 @@
 #ifndef SCAN_CUDA_UTIL_H
 #define SCAN_CUDA_UTIL_H
 
+#include "report.h"
+
 #include <cuda_runtime.h>
 #include <stddef.h>
 
@@ -40,6 +42,14 @@ void cuda_fail(cudaError_t status, const char *what, const char *file, int line)
     ;
 
 /**
+ * \brief Why there is no CUDA device to use, in words a user can act on, from what
+ *        cudaGetDeviceCount() returned (`status`, `count`): no driver at all (no libcuda.so.1),
+ *        a driver older than this runtime, a driver that lists no GPU, or the runtime's own words.
+ * \return `buf`
+ */
+const char *cuda_no_device_reason(cudaError_t status, int count, char *buf, size_t len);
+
+/**
  * \brief Select device 0 and read its properties. Exits with status 3 and a message if there is
  *        no usable CUDA device or it is older than compute capability 7.5.
  */
@@ -55,15 +65,21 @@ const char *cuda_device_line(const cudaDeviceProp *props, char *buf, size_t len)
 typedef void (*gpu_work_fn)(void *ctx);
 
 /**
- * \brief Median time in milliseconds of `work(ctx)`: `warmup` untimed calls, then `reps` calls
- *        each bracketed by CUDA events on the default stream.
+ * \brief Median and spread (::timing, in milliseconds) of `work(ctx)`: `warmup` untimed calls,
+ *        then `reps` calls each bracketed by CUDA events on the default stream.
  */
+timing cuda_timing_ms(gpu_work_fn work, void *ctx, int warmup, int reps);
+
+/** \brief The median of cuda_timing_ms(), alone. */
 double cuda_time_median_ms(gpu_work_fn work, void *ctx, int warmup, int reps);
 
 /**
- * \brief Median time in milliseconds of a device-to-device `cudaMemcpy` of `bytes` from `src` to
- *        `dst` (pass the chapter's own buffers: no extra memory is needed).
+ * \brief Median and spread (::timing, in milliseconds) of a device-to-device `cudaMemcpy` of
+ *        `bytes` from `src` to `dst` (pass the chapter's own buffers: no extra memory is needed).
  */
+timing cuda_memcpy_timing_ms(void *dst, const void *src, size_t bytes, int reps);
+
+/** \brief The median of cuda_memcpy_timing_ms(), alone. */
 double cuda_memcpy_ms(void *dst, const void *src, size_t bytes, int reps);
 
 /** \brief Free device memory in bytes right now. */

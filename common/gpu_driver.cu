@@ -122,27 +122,32 @@ static int scan_through_device(void *ctx, int variant, const int32_t *in, int32_
     return 0;
 }
 
+/** The ::self_test_config::big_fits of the battery: do host and device have the memory for the
+    n > 2^31 case now? (`ctx` is the battery's ::device_ctx; its arrays are freed first.) */
+static int big_case_fits(void *ctx, char *reason, size_t len)
+{
+    device_ctx *c = (device_ctx *)ctx;
+    device_arrays_free(c->d); /* the small cases' arrays: the big case allocates its own */
+    size_t host_need = self_test_host_bytes(SELF_TEST_BIG_N);
+    size_t device_need = 2 * SELF_TEST_BIG_N * sizeof(int32_t);
+    for (int v = 0; v < c->ch->prog.variant_count; ++v)
+        device_need += temp_need(c->ch, v, SELF_TEST_BIG_N);
+    size_t host_have = host_memory_available(), device_have = cuda_free_bytes();
+    if (host_have >= host_need + host_need / 4 && device_have >= device_need + device_need / 16)
+        return 1;
+    snprintf(reason, len, "needs %.1f GiB of host and %.1f GiB of GPU memory; %.1f and %.1f GiB free",
+             (double)(host_need + host_need / 4) / (1 << 30),
+             (double)(device_need + device_need / 16) / (1 << 30),
+             (double)host_have / (1 << 30), (double)device_have / (1 << 30));
+    return 0;
+}
+
 /** The battery, with the n > 2^31 case when host and device both have the memory for it. */
 static int self_test(const gpu_chapter *ch, const scan_options *opt)
 {
     device_arrays d = NO_ARRAYS;
     device_ctx ctx = {ch, &d};
-    self_test_config cfg = {ch->tile, ch->repeats, SELF_TEST_BIG_N, NULL};
-    size_t host_need = self_test_host_bytes(SELF_TEST_BIG_N);
-    size_t device_need = 2 * SELF_TEST_BIG_N * sizeof(int32_t);
-    for (int v = 0; v < ch->prog.variant_count; ++v)
-        device_need += temp_need(ch, v, SELF_TEST_BIG_N);
-    size_t host_have = host_memory_available(), device_have = cuda_free_bytes();
-    char reason[160];
-    if (host_have < host_need + host_need / 4 || device_have < device_need + device_need / 16) {
-        snprintf(reason, sizeof reason,
-                 "needs %.1f GiB of host and %.1f GiB of GPU memory; %.1f and %.1f GiB free",
-                 (double)(host_need + host_need / 4) / (1 << 30),
-                 (double)(device_need + device_need / 16) / (1 << 30),
-                 (double)host_have / (1 << 30), (double)device_have / (1 << 30));
-        cfg.big_n = 0;
-        cfg.big_skip_reason = reason;
-    }
+    self_test_config cfg = {ch->tile, ch->repeats, SELF_TEST_BIG_N, NULL, big_case_fits};
     int status = self_test_run(&ch->prog, opt, &cfg, scan_through_device, &ctx);
     device_arrays_free(&d);
     return status;
@@ -234,7 +239,7 @@ static void launch_work(void *ctx)
 }
 
 /** Most columns a sweep table has. */
-#define MAX_COLUMNS 9
+#define MAX_COLUMNS 12
 
 /** The sweep's columns: which exist depends on the chapter. */
 typedef struct sweep_table {
@@ -249,20 +254,21 @@ static void add_column(sweep_table *t, const char *title, int width)
     t->cols[t->ncols++].width = width;
 }
 
-/** One row of the sweep; `traffic` (elements moved) and `extra` are used only when the chapter
-    has those columns. */
+/** One row of the sweep: `t` its timing, `copy` the memcpy's of the same n (in ms); `traffic`
+    (elements moved) and `extra` are used only when the chapter has those columns. */
 static void print_row(const gpu_chapter *ch, const scan_options *opt, const sweep_table *t,
-                      size_t n, const char *variant, double ms, double copy_ms, double traffic,
+                      size_t n, const char *variant, timing time, timing copy, double traffic,
                       const char *extra, const char *check)
 {
-    char nbuf[32], tbuf[32], gbuf[32], mbuf[32], trbuf[32], pbuf[32];
+    char nbuf[32], tbuf[32], gbuf[32], mbuf[32], trbuf[32], pbuf[32], sbuf[32], cbuf[32];
     const char *row[MAX_COLUMNS];
+    const double ms = time.median, pct = ms > 0 ? 100.0 * copy.median / ms : 0.0;
     int c = 0;
     format_size(n, nbuf, sizeof nbuf);
     snprintf(tbuf, sizeof tbuf, "%.2f", ms * 1e3);
     /* n = 0 moves nothing: no rate, no share of a copy's */
     snprintf(gbuf, sizeof gbuf, n ? "%.1f" : "-", gb_per_s(scan_min_bytes(n), ms));
-    snprintf(pbuf, sizeof pbuf, n && ms > 0 ? "%.1f" : "-", ms > 0 ? 100.0 * copy_ms / ms : 0.0);
+    snprintf(pbuf, sizeof pbuf, n && ms > 0 ? "%.1f" : "-", pct);
     row[c++] = nbuf;
     row[c++] = variant;
     row[c++] = tbuf;
@@ -276,6 +282,9 @@ static void print_row(const gpu_chapter *ch, const scan_options *opt, const swee
     row[c++] = pbuf;
     if (ch->extra_title)
         row[c++] = extra;
+    row[c++] = format_spread(time, n > 0, sbuf, sizeof sbuf);
+    row[c++] = format_spread(copy, n > 0, cbuf, sizeof cbuf);
+    row[c++] = noise_flag(time, copy, pct, n > 0);
     row[c++] = check;
     report_row(stdout, t->cols, t->ncols, opt->csv, row);
 }
@@ -297,6 +306,9 @@ static int sweep(const gpu_chapter *ch, const scan_options *opt)
     if (ch->extra_title)
         add_column(&table, ch->extra_title,
                    (int)strlen(ch->extra_title) > 8 ? (int)strlen(ch->extra_title) : 8);
+    add_column(&table, "spread_pct", 10);
+    add_column(&table, "memcpy_spread_pct", 17);
+    add_column(&table, "noise", -17);
     add_column(&table, "check", -5);
 
     const size_t *sizes = opt->n_given ? &opt->n : ch->prog.default_sizes;
@@ -327,6 +339,7 @@ static int sweep(const gpu_chapter *ch, const scan_options *opt)
     if (ch->traffic)
         report_note(stdout, opt->csv, "traffic: elements the variant reads and writes in global "
                     "memory by its model; moved_GB/s = traffic*4 bytes / time; a copy moves 2.00n");
+    report_noise_note(stdout, opt->csv);
     for (int i = 0; ch->notes && ch->notes[i]; ++i)
         report_note(stdout, opt->csv, "%s", ch->notes[i]);
     report_header(stdout, table.cols, table.ncols, opt->csv);
@@ -347,8 +360,8 @@ static int sweep(const gpu_chapter *ch, const scan_options *opt)
         }
 
         /* The ceiling: a copy moves the same 2n elements a scan must. */
-        double copy_ms = cuda_memcpy_ms(d.out, d.in, n * sizeof(int32_t), opt->reps);
-        print_row(ch, opt, &table, n, "memcpy", copy_ms, copy_ms, 2.0 * (double)n, "-", "-");
+        const timing copy = cuda_memcpy_timing_ms(d.out, d.in, n * sizeof(int32_t), opt->reps);
+        print_row(ch, opt, &table, n, "memcpy", copy, copy, 2.0 * (double)n, "-", "-");
 
         for (int v = 0; v < ch->prog.variant_count; ++v) {
             if (!cli_variant_selected(opt, v))
@@ -356,12 +369,13 @@ static int sweep(const gpu_chapter *ch, const scan_options *opt)
             run_checked(ch, v, &d, out, n, opt->exclusive);
             verify_result before = verify_scan(ref, out, n);
             timed_launch job = {ch, v, &d, n, opt->exclusive};
-            double ms = n ? cuda_time_median_ms(launch_work, &job, WARMUP_RUNS, opt->reps) : 0.0;
+            const timing none = {0.0, 0.0};
+            const timing time = n ? cuda_timing_ms(launch_work, &job, WARMUP_RUNS, opt->reps) : none;
             CUDA_CHECK_LAUNCH();
             CUDA_CHECK(cudaMemcpy(out, d.out, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
             verify_result after = verify_scan(ref, out, n);
             int ok = before.mismatches == 0 && after.mismatches == 0;
-            print_row(ch, opt, &table, n, ch->prog.variants[v], ms, copy_ms,
+            print_row(ch, opt, &table, n, ch->prog.variants[v], time, copy,
                       ch->traffic ? ch->traffic(v, n) : 2.0 * (double)n,
                       ch->extra_title ? ch->extra[v] : "-", ok ? "ok" : "WRONG");
             if (!ok) {

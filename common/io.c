@@ -2,7 +2,7 @@
  * \file io.c
  * \brief Raw int32 file I/O with an all-or-nothing output, and checked host allocation.
  */
-#define _XOPEN_SOURCE 700 /* realpath() */
+#define _XOPEN_SOURCE 700 /* realpath(), sigaction() */
 
 #include "io.h"
 
@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,47 +26,170 @@ static char pending_path[4096];
 /** Open descriptor of the pending temporary file, or -1. */
 static int pending_fd = -1;
 
+/** Seconds a FIFO given as --input may wait for a writer before the program says it waits. */
+#define FIFO_NOTICE_S 2
+
+/** Bytes of memory this process may use: MemAvailable, or less where a resource limit (ulimit
+    -v, -d) says so; 0 if unknown. */
+static size_t usable_memory(void)
+{
+    size_t have = host_memory_available();
+    const int limits[] = {RLIMIT_AS, RLIMIT_DATA};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; ++i) {
+        struct rlimit rl;
+        if (getrlimit(limits[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+            (have == 0 || (size_t)rl.rlim_cur < have))
+            have = (size_t)rl.rlim_cur;
+    }
+    return have;
+}
+
+size_t io_input_limit(void)
+{
+    const size_t most = CLI_MAX_N * sizeof(int32_t);
+    const size_t third = usable_memory() / 3 / sizeof(int32_t) * sizeof(int32_t);
+    return third == 0 || third > most ? most : third;
+}
+
+/** The --input being opened, for the message of on_fifo_wait(). */
+static char fifo_notice[600];
+
+/** SIGALRM while open() waits for a FIFO's writer: say so once (async-signal-safe). */
+static void on_fifo_wait(int sig)
+{
+    (void)sig;
+    ssize_t ignored = write(STDERR_FILENO, fifo_notice, strlen(fifo_notice));
+    (void)ignored;
+}
+
+/**
+ * Open `path` for reading. A FIFO blocks in open() until something opens it for writing, as it
+ * does for cat; if that takes more than FIFO_NOTICE_S seconds, one line on stderr says what the
+ * program waits for, so that it never hangs without a word.
+ */
+static int open_input(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISFIFO(st.st_mode))
+        return open(path, O_RDONLY);
+    snprintf(fifo_notice, sizeof fifo_notice, "run: --input '%.400s' is a FIFO that nothing has "
+             "opened for writing yet; waiting for a writer, as cat would (Ctrl-C stops)\n", path);
+    struct sigaction wait_action, saved;
+    memset(&wait_action, 0, sizeof wait_action);
+    wait_action.sa_handler = on_fifo_wait;
+    wait_action.sa_flags = SA_RESTART; /* open() of a FIFO resumes after the handler */
+    sigemptyset(&wait_action.sa_mask);
+    sigaction(SIGALRM, &wait_action, &saved);
+    const unsigned saved_alarm = alarm(FIFO_NOTICE_S);
+    const int fd = open(path, O_RDONLY);
+    const int open_errno = errno;
+    alarm(0);
+    sigaction(SIGALRM, &saved, NULL);
+    if (saved_alarm)
+        alarm(saved_alarm);
+    errno = open_errno;
+    return fd;
+}
+
+/** GiB, for messages. */
+static double gib(double bytes)
+{
+    return bytes / (1024.0 * 1024.0 * 1024.0);
+}
+
 int io_read_int32(const char *path, int32_t **data, size_t *n, char *err, size_t errlen)
 {
+    const int from_stdin = strcmp(path, "-") == 0;
+    const char *name = from_stdin ? "- (standard input)" : path;
+    const size_t limit = io_input_limit();
     struct stat st;
     *data = NULL;
     *n = 0;
-    if (stat(path, &st) != 0) {
-        snprintf(err, errlen, "cannot read --input '%s': %s; check the path", path,
-                 strerror(errno));
+    const int fd = from_stdin ? STDIN_FILENO : open_input(path);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot read --input '%s': %s; check the path and its permissions",
+                 path, strerror(errno));
         return EXIT_USAGE;
+    }
+    int status = EXIT_USAGE;
+    unsigned char *buf = NULL;
+    size_t capacity = 0, got = 0, first = (size_t)1 << 20;
+    if (fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "cannot read --input '%s': %s", name, strerror(errno));
+        goto done;
     }
     if (S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "--input '%s' is a folder; give a file of raw int32 values", path);
-        return EXIT_USAGE;
+        snprintf(err, errlen, "--input '%s' is a folder; give a file of raw int32 values", name);
+        goto done;
     }
-    if (st.st_size % (off_t)sizeof(int32_t) != 0) {
-        snprintf(err, errlen,
-                 "--input '%s' has %lld bytes, not a multiple of 4; it must hold raw int32 "
-                 "values, 4 bytes each, with no header",
-                 path, (long long)st.st_size);
-        return EXIT_USAGE;
+    if (isatty(fd)) {
+        snprintf(err, errlen, "--input '%s' is a terminal; raw int32 values come from a file or a "
+                 "pipe: ./run --input - < data.bin", name);
+        goto done;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "cannot read --input '%s': %s; check its permissions", path,
-                 strerror(errno));
-        return EXIT_USAGE;
+    if (S_ISREG(st.st_mode)) { /* its size is known: check it before reading a byte */
+        if (st.st_size % (off_t)sizeof(int32_t) != 0) {
+            snprintf(err, errlen, "--input '%s' has %lld bytes, not a multiple of 4; it must hold "
+                     "raw int32 values, 4 bytes each, with no header", name, (long long)st.st_size);
+            goto done;
+        }
+        if ((unsigned long long)st.st_size > limit) {
+            snprintf(err, errlen, "--input '%s' has %.2f GiB; this program may hold %.2f GiB of "
+                     "input (a third of the memory it may use: input, reference and result); "
+                     "give a smaller file", name, gib((double)st.st_size), gib((double)limit));
+            goto done;
+        }
+        first = (size_t)st.st_size + sizeof(int32_t); /* room to see it grow */
     }
-    size_t count = (size_t)st.st_size / sizeof(int32_t);
-    int32_t *buf = (int32_t *)xmalloc(count * sizeof(int32_t), "the --input data");
-    size_t got = count ? fread(buf, sizeof(int32_t), count, f) : 0;
-    int failed = ferror(f);
-    fclose(f);
-    if (got != count || failed) {
-        free(buf);
-        snprintf(err, errlen, "cannot read --input '%s': read %zu of %zu values; is it changing?",
-                 path, got, count);
-        return EXIT_USAGE;
+    /* Read to end of file, whatever the file is: a pipe or a FIFO has no size to ask for. */
+    for (;;) {
+        if (got == capacity) {
+            if (capacity > limit) {
+                snprintf(err, errlen, "--input '%s' goes on past %.2f GiB, more than this program "
+                         "may hold (a third of the memory it may use: input, reference and "
+                         "result); give a smaller file (an endless device such as /dev/zero "
+                         "never ends)", name, gib((double)limit));
+                goto done;
+            }
+            size_t grown = capacity == 0 ? first : 2 * capacity;
+            grown = grown > limit + 1 ? limit + 1 : grown;
+            unsigned char *bigger = (unsigned char *)realloc(buf, grown);
+            if (!bigger) {
+                snprintf(err, errlen, "out of host memory reading --input '%s' after %.2f GiB; "
+                         "give a smaller file", name, gib((double)got));
+                goto done;
+            }
+            buf = bigger;
+            capacity = grown;
+        }
+        const ssize_t r = read(fd, buf + got, capacity - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            snprintf(err, errlen, "cannot read --input '%s' after %zu bytes: %s", name, got,
+                     strerror(errno));
+            goto done;
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
     }
-    *data = buf;
-    *n = count;
-    return 0;
+    if (got % sizeof(int32_t) != 0) {
+        snprintf(err, errlen, "--input '%s' has %zu bytes, not a multiple of 4; it must hold raw "
+                 "int32 values, 4 bytes each, with no header", name, got);
+        goto done;
+    }
+    *n = got / sizeof(int32_t);
+    if (got > 0) {
+        *data = (int32_t *)buf;
+        buf = NULL;
+    }
+    status = 0;
+done:
+    free(buf);
+    if (!from_stdin)
+        close(fd);
+    return status;
 }
 
 /** Remove the pending temporary file (exit handler; async-signal-safe). */
@@ -75,12 +199,53 @@ static void remove_pending(void)
         unlink(pending_tmp);
 }
 
-/** On SIGINT or SIGTERM: remove the pending temporary file, then die of the same signal. */
+/** The signals that end a program by default and can be caught: each one removes the pending
+    temporary file first. (SIGKILL cannot be caught; a crash leaves the empty temporary file.) */
+static const int CLEANUP_SIGNALS[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGXCPU, SIGXFSZ};
+/** How many. */
+#define CLEANUP_SIGNAL_COUNT ((int)(sizeof CLEANUP_SIGNALS / sizeof CLEANUP_SIGNALS[0]))
+
+/** On one of CLEANUP_SIGNALS: remove the pending temporary file, then die of the same signal
+    (SA_RESETHAND has put back the default action; SA_NODEFER lets raise() deliver it now). */
 static void on_signal(int sig)
 {
     remove_pending();
-    signal(sig, SIG_DFL);
     raise(sig);
+}
+
+/** Install on_signal() for CLEANUP_SIGNALS, once; a signal that was ignored when the program
+    started stays ignored (nohup must keep working). */
+static void install_cleanup(void)
+{
+    static int installed = 0;
+    if (installed)
+        return;
+    installed = 1;
+    atexit(remove_pending);
+    for (int i = 0; i < CLEANUP_SIGNAL_COUNT; ++i) {
+        struct sigaction action, old;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = on_signal;
+        action.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigemptyset(&action.sa_mask);
+        if (sigaction(CLEANUP_SIGNALS[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(CLEANUP_SIGNALS[i], &action, NULL);
+    }
+}
+
+/** Block CLEANUP_SIGNALS (`block` 1, saving the mask in `saved`) or restore `saved` (0), so that
+    the handler never sees pending_tmp half-made or a name already renamed into place. */
+static void cleanup_signals_blocked(int block, sigset_t *saved)
+{
+    if (block) {
+        sigset_t set;
+        sigemptyset(&set);
+        for (int i = 0; i < CLEANUP_SIGNAL_COUNT; ++i)
+            sigaddset(&set, CLEANUP_SIGNALS[i]);
+        sigprocmask(SIG_BLOCK, &set, saved);
+    } else {
+        sigprocmask(SIG_SETMASK, saved, NULL);
+    }
 }
 
 /** What kind of file system object `st` is, for messages ("a FIFO", "a device", …). */
@@ -97,11 +262,18 @@ static const char *file_kind(const struct stat *st)
     return "not a regular file";
 }
 
+/** 1 when the pending output replaces an existing file (which stays intact until the commit). */
+static int pending_replaces = 0;
+
 int io_output_begin(const char *path, char *err, size_t errlen)
 {
-    static int handlers_installed = 0;
     static char resolved[PATH_MAX];
     struct stat st;
+    if (strcmp(path, "-") == 0) {
+        snprintf(err, errlen, "--output '-' would mix the scan with the report on standard output; "
+                 "give a file name (./- for a file named '-')");
+        return EXIT_USAGE;
+    }
     if (strlen(path) + 16 >= sizeof pending_tmp) {
         snprintf(err, errlen, "--output path is too long; use a shorter one");
         return EXIT_USAGE;
@@ -115,7 +287,8 @@ int io_output_begin(const char *path, char *err, size_t errlen)
         }
         path = resolved;
     }
-    if (stat(path, &st) == 0) {
+    pending_replaces = stat(path, &st) == 0;
+    if (pending_replaces) {
         /* Only a regular file is replaced: renaming over a FIFO, a device or a socket would
            destroy what the path names, not write to it. */
         if (S_ISDIR(st.st_mode)) {
@@ -127,6 +300,14 @@ int io_output_begin(const char *path, char *err, size_t errlen)
                      "will be replaced", path, file_kind(&st));
             return EXIT_USAGE;
         }
+        /* Renaming over a hard link would cut this name off from the others, and writing into
+           the shared file could leave it half-written: neither keeps the promise of io.h. */
+        if (st.st_nlink > 1) {
+            snprintf(err, errlen, "--output '%s' has %lu hard links; replacing it would cut it off "
+                     "from the others: write a new file and copy it over (cp new.bin '%s')",
+                     path, (unsigned long)st.st_nlink, path);
+            return EXIT_USAGE;
+        }
         if (access(path, W_OK) != 0) {
             snprintf(err, errlen, "cannot write --output '%s': %s; choose a file you may write",
                      path, strerror(errno));
@@ -136,26 +317,46 @@ int io_output_begin(const char *path, char *err, size_t errlen)
     /* The temporary file lives in the target's folder, so rename() is atomic. */
     const char *slash = strrchr(path, '/');
     int dir_len = slash ? (int)(slash - path + 1) : 0;
+    install_cleanup();
+    sigset_t saved;
+    cleanup_signals_blocked(1, &saved);
     const int length = snprintf(pending_tmp, sizeof pending_tmp, "%.*s.%s.tmpXXXXXX", dir_len,
                                 path, slash ? slash + 1 : path);
-    if (length < 0 || (size_t)length >= sizeof pending_tmp) {
+    pending_fd = length > 0 && (size_t)length < sizeof pending_tmp ? mkstemp(pending_tmp) : -1;
+    const int e = errno;
+    if (pending_fd < 0)
         pending_tmp[0] = '\0';
-        snprintf(err, errlen, "--output path is too long; use a shorter one");
-        return EXIT_USAGE;
-    }
-    if (!handlers_installed) {
-        atexit(remove_pending);
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-        handlers_installed = 1;
-    }
-    pending_fd = mkstemp(pending_tmp);
+    cleanup_signals_blocked(0, &saved);
     if (pending_fd < 0) {
-        int e = errno;
-        pending_tmp[0] = '\0';
-        snprintf(err, errlen, "cannot write --output '%s': %s; choose a path in a folder you may write",
-                 path, strerror(e));
+        snprintf(err, errlen, "cannot write --output '%s': %s; choose a path in a folder you may "
+                 "write", path, length > 0 && (size_t)length < sizeof pending_tmp ? strerror(e)
+                 : "path too long");
         return EXIT_USAGE;
+    }
+    /* mkstemp() makes the file private (0600). A replaced file keeps its owner and group where
+       this process may set them (root may; another user keeps at least the group if a member
+       of it, else the file becomes theirs, as with sed -i), then its mode (after the owner:
+       chown clears set-user-ID bits); a new file gets what open() would give it. */
+    if (pending_replaces) {
+        if (fchown(pending_fd, st.st_uid, st.st_gid) != 0 && fchown(pending_fd, (uid_t)-1,
+                                                                    st.st_gid) != 0) {
+            /* not permitted: the replaced file belongs to whoever runs this */
+        }
+        if (fchmod(pending_fd, st.st_mode & 07777) != 0) {
+            snprintf(err, errlen, "cannot give --output '%s' the mode of the file it replaces: %s",
+                     path, strerror(errno));
+            io_output_abandon();
+            return EXIT_USAGE;
+        }
+    } else {
+        const mode_t mask = umask(0);
+        umask(mask);
+        if (fchmod(pending_fd, 0666 & ~mask) != 0) {
+            snprintf(err, errlen, "cannot set the mode of --output '%s': %s", path,
+                     strerror(errno));
+            io_output_abandon();
+            return EXIT_USAGE;
+        }
     }
     snprintf(pending_path, sizeof pending_path, "%s", path);
     return 0;
@@ -163,42 +364,65 @@ int io_output_begin(const char *path, char *err, size_t errlen)
 
 void io_output_abandon(void)
 {
+    sigset_t saved;
+    cleanup_signals_blocked(1, &saved);
     if (pending_fd >= 0)
         close(pending_fd);
     pending_fd = -1;
     remove_pending();
     pending_tmp[0] = '\0';
+    cleanup_signals_blocked(0, &saved);
+}
+
+/** A write error: the message (which says the old file is intact), the pending file dropped. */
+static int write_failed(const char *what, int e, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "cannot write --output '%s' (%s): %s; %s: free some space or choose "
+             "another place", pending_path, what, strerror(e),
+             pending_replaces ? "the file there is unchanged" : "nothing was written");
+    io_output_abandon();
+    return EXIT_WRITE;
 }
 
 int io_output_commit(const int32_t *data, size_t n, char *err, size_t errlen)
 {
     const char *p = (const char *)data;
     size_t left = n * sizeof(int32_t);
+    /* Past a file-size limit (ulimit -f), write() fails with EFBIG instead of killing us. */
+    struct sigaction ignore, saved_xfsz;
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGXFSZ, &ignore, &saved_xfsz);
     while (left > 0) {
         ssize_t w = write(pending_fd, p, left);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            snprintf(err, errlen, "cannot write --output '%s': %s; free some space or choose another place",
-                     pending_path, w < 0 ? strerror(errno) : "no progress");
-            io_output_abandon();
-            return EXIT_USAGE;
+            sigaction(SIGXFSZ, &saved_xfsz, NULL);
+            return write_failed("write", w < 0 ? errno : EIO, err, errlen);
         }
         p += w;
         left -= (size_t)w;
     }
-    /* mkstemp() makes the file private (0600); give it the permissions a new file would get. */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(pending_fd, 0666 & ~mask) != 0 || close(pending_fd) != 0 ||
-        rename(pending_tmp, pending_path) != 0) {
-        snprintf(err, errlen, "cannot write --output '%s': %s", pending_path, strerror(errno));
-        pending_fd = -1;
-        io_output_abandon();
-        return EXIT_USAGE;
-    }
+    sigaction(SIGXFSZ, &saved_xfsz, NULL);
+    /* fsync: a file system may report a full disk or an I/O error only now; and the data is on
+       disk before the name points at it, so a crash never leaves an empty file in its place. */
+    if (fsync(pending_fd) != 0)
+        return write_failed("fsync", errno, err, errlen);
+    const int closed = close(pending_fd);
     pending_fd = -1;
-    pending_tmp[0] = '\0';
+    if (closed != 0)
+        return write_failed("close", errno, err, errlen);
+    sigset_t saved;
+    cleanup_signals_blocked(1, &saved);
+    const int renamed = rename(pending_tmp, pending_path);
+    const int e = errno;
+    if (renamed == 0)
+        pending_tmp[0] = '\0';
+    cleanup_signals_blocked(0, &saved);
+    if (renamed != 0)
+        return write_failed("rename", e, err, errlen);
     return 0;
 }
 

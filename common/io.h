@@ -3,9 +3,11 @@
  * \brief Raw int32 files for `--input` / `--output`, and host memory that fails clearly.
  *
  * The file format is the simplest possible: n little-endian int32 values, 4·n bytes, no header.
+ * `--input` is read like any Unix tool reads a file (a pipe, a FIFO, `-` for standard input).
  * `--output` is written to a temporary file beside the target and renamed into place only when
- * the scan is complete and verified, so a failed run (wrong result, bad input, CUDA error, even a
- * crash) never leaves a half-written or wrong output file behind.
+ * the scan is complete and verified, so a failed run (wrong result, bad input, CUDA error, a full
+ * disk, even a crash) never leaves a half-written or wrong output file behind, and the file it
+ * would replace stays as it was.
  */
 #ifndef SCAN_IO_H
 #define SCAN_IO_H
@@ -18,27 +20,49 @@ extern "C" {
 #endif
 
 /**
- * \brief Read the whole of `path` as raw int32 values.
- * \param path  file to read
+ * \brief Read `path` to its end as raw int32 values, as any Unix tool reads a file.
+ *
+ * `path` may be a regular file, a pipe or FIFO (`<(cat f)`, `mkfifo`), `/dev/stdin`, or `-` for
+ * standard input; it is read until end of file, so nothing is taken for empty because it has no
+ * size to ask for. A FIFO that nothing has opened for writing makes open() wait, as it does for
+ * cat; after 2 s one line on stderr says what the program waits for. A terminal is refused (raw
+ * int32 values are not typed), and so is anything larger than io_input_limit(): an endless device
+ * such as /dev/zero stops with a message instead of filling the memory. A byte count that is not
+ * a multiple of 4 (a partial last element) is refused.
+ * \param path  file to read, or "-"
  * \param data  receives a malloc'ed array (NULL when n = 0); free() it
  * \param n     receives the element count
  * \param err   receives a one-line message naming the problem and the fix on failure
  * \param errlen size of `err`
- * \return 0 on success, ::EXIT_USAGE for a missing, unreadable or ill-sized file
+ * \return 0 on success, ::EXIT_USAGE for a missing, unreadable, ill-sized or too large input
  */
 int io_read_int32(const char *path, int32_t **data, size_t *n, char *err, size_t errlen);
+
+/**
+ * \brief The most bytes io_read_int32() accepts: a third of the memory this process may use
+ *        (MemAvailable, or a smaller `ulimit -v`/`-d`), since the input, its reference and the
+ *        result each need as much; at most ::CLI_MAX_N elements.
+ */
+size_t io_input_limit(void);
 
 /**
  * \brief Check that `path` can be written, before any work is done, by creating the temporary
  *        file the result will go to. Only one output may be pending at a time.
  *
  * What `--output` may name: a new file, or an existing regular file, which is replaced when the
- * result is committed; a symbolic link is followed, and the file it names is replaced (the link
- * stays). A folder, a FIFO, a device or a socket is refused, as is a dangling link: renaming a
- * file over any of those would destroy it, not write to it. `--output` may name the `--input`
- * file, on purpose: the input is read whole before this is called, and replaced only when the
- * result is verified (a scan in place). An exit handler removes the temporary file if the program
- * ends without io_output_commit().
+ * result is committed. The replacement keeps the replaced file's mode, and its owner and group
+ * where the process may set them (root may; anyone else keeps the group if a member of it, and
+ * otherwise the new file is theirs, as with `sed -i`); ACLs and extended attributes are not
+ * carried over. A symbolic link is followed, and the file it names is replaced (the link stays).
+ * Refused: a folder, a FIFO, a device or a socket, and a dangling link (renaming a file over any
+ * of those would destroy it, not write to it); a file with more than one hard link (renaming
+ * would cut it off from its other names, and writing into it could leave it half-written); and
+ * `-` (standard output carries the report). `--output` may name the `--input` file, on purpose:
+ * the input is read whole before this is called, and replaced only when the result is verified
+ * (a scan in place). An exit handler, and a handler of SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
+ * SIGXCPU and SIGXFSZ (unless the signal was ignored at start, as under nohup), remove the
+ * temporary file if the program ends without io_output_commit(); only SIGKILL or a crash can
+ * leave it behind (empty, and hidden: `.NAME.tmpXXXXXX`).
  * \param path   the `--output` path
  * \param err    receives a one-line message naming the problem and the fix on failure
  * \param errlen size of `err`
@@ -47,9 +71,10 @@ int io_read_int32(const char *path, int32_t **data, size_t *n, char *err, size_t
 int io_output_begin(const char *path, char *err, size_t errlen);
 
 /**
- * \brief Write `n` elements to the pending output and rename it to the path given to
- *        io_output_begin().
- * \return 0 on success, ::EXIT_USAGE if writing failed (message in `err`; nothing left behind)
+ * \brief Write `n` elements to the pending output, flush them to disk (fsync) and rename the
+ *        file to the path given to io_output_begin().
+ * \return 0 on success, ::EXIT_WRITE if writing failed (disk full, I/O error, a file-size limit;
+ *         message in `err`): the temporary file is removed and a file that was there is intact
  */
 int io_output_commit(const int32_t *data, size_t n, char *err, size_t errlen);
 

@@ -92,6 +92,50 @@ double median(double *values, int count)
     return 0.5 * (values[count / 2 - 1] + values[count / 2]);
 }
 
+/** The p-quantile (0 ≤ p ≤ 1) of `count` sorted values, interpolated between neighbours. */
+static double quantile(const double *sorted, int count, double p)
+{
+    const double h = (double)(count - 1) * p;
+    const int below = (int)h;
+    if (below + 1 >= count)
+        return sorted[count - 1];
+    return sorted[below] + (h - (double)below) * (sorted[below + 1] - sorted[below]);
+}
+
+timing timing_of(double *values, int count)
+{
+    timing t = {0.0, 0.0};
+    if (count <= 0)
+        return t;
+    t.median = median(values, count); /* sorts */
+    if (t.median > 0)
+        t.spread = (quantile(values, count, 0.75) - quantile(values, count, 0.25)) / t.median;
+    return t;
+}
+
+const char *format_spread(timing t, int timed, char *buf, size_t len)
+{
+    snprintf(buf, len, timed ? "%.1f" : "-", 100.0 * t.spread);
+    return buf;
+}
+
+const char *noise_flag(timing row, timing copy, double pct_memcpy, int timed)
+{
+    const int noisy = row.spread > NOISE_SPREAD || copy.spread > NOISE_SPREAD;
+    const int over = pct_memcpy > 100.05; /* 100.0 as printed is the copy itself */
+    if (!timed || (!noisy && !over))
+        return "-";
+    return noisy && over ? "noisy+over-memcpy" : noisy ? "noisy" : "over-memcpy";
+}
+
+void report_noise_note(FILE *f, int csv)
+{
+    report_note(f, csv, "spread_pct, memcpy_spread_pct: (p75-p25)/median of the row's runs and of "
+                "its memcpy's; noise: 'noisy' above %.0f %%, 'over-memcpy' above 100 %% of memcpy: "
+                "such a row is not a result (rerun on an idle machine, or with more --reps)",
+                100.0 * NOISE_SPREAD);
+}
+
 double host_seconds(void)
 {
     struct timespec ts;

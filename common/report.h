@@ -7,6 +7,13 @@
  * element, 2·n·4 bytes, whatever the algorithm really moves; a chapter that moves more shows it
  * as a lower GB/s. "% of memcpy" divides the copy's time for the same n, measured in the same run,
  * by the scan's time: 100 % means the scan runs as fast as copying its input.
+ *
+ * A median alone does not say whether the runs agreed. Every timed row also carries the spread of
+ * its runs and of its memcpy's runs, (p75 − p25) / median (the relative interquartile range), and
+ * a `noise` cell that marks a row whose spread is above ::NOISE_SPREAD, or that claims more than
+ * 100 % of memcpy: such a row is noise (a busy machine, a copy slowed by something else), not a
+ * result. The tables and CSV print these beside the numbers; `make bench` refuses to write
+ * docs/results from a run with a noisy row unless told to.
  */
 #ifndef SCAN_REPORT_H
 #define SCAN_REPORT_H
@@ -51,6 +58,33 @@ double gb_per_s(double bytes, double ms);
 
 /** \brief Median of `count` values (sorts `values` in place); 0 when count is 0. */
 double median(double *values, int count);
+
+/** A spread of the runs above this, (p75 − p25) / median, marks a timed row as noisy. */
+#define NOISE_SPREAD 0.20
+
+/** What a series of timed runs says: their median, and how much they disagree. */
+typedef struct timing {
+    double median;  /**< the median run */
+    double spread;  /**< (p75 − p25) / median, quartiles interpolated between runs; 0 for one run
+                         or a median of 0 */
+} timing;
+
+/** \brief The median and spread of `count` values (sorts `values` in place). */
+timing timing_of(double *values, int count);
+
+/** \brief The spread as a table cell: percent with one decimal ("-" when `timed` is 0). */
+const char *format_spread(timing t, int timed, char *buf, size_t len);
+
+/**
+ * \brief The `noise` cell of a timed row: "-" when nothing is wrong; "noisy" when its spread or
+ *        its memcpy's is above ::NOISE_SPREAD; "over-memcpy" when `pct_memcpy` is above 100 (a
+ *        scan cannot move less than a copy of the same n: the copy's time was disturbed); both
+ *        joined by "+". "-" too when `timed` is 0 (n = 0: nothing timed).
+ */
+const char *noise_flag(timing row, timing copy, double pct_memcpy, int timed);
+
+/** \brief The line above a timed table that says what its spread and noise columns mean. */
+void report_noise_note(FILE *f, int csv);
 
 /** \brief Monotonic host clock in seconds. */
 double host_seconds(void);

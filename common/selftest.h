@@ -42,13 +42,27 @@ typedef struct self_test_config {
     int repeats;                  /**< runs of every case (single-pass chapters: several, their bugs are races) */
     size_t big_n;                 /**< the n > 2^31 case (normally ::SELF_TEST_BIG_N), or 0 to skip it */
     const char *big_skip_reason;  /**< why big_n is 0, printed in the summary */
+    /** NULL, or asked just before the n > 2^31 case, under self_test_big_case_lock(): 1 if the
+        machine has the memory for it now, else 0 with why in `reason` (the case is skipped) */
+    int (*big_fits)(void *ctx, char *reason, size_t len);
 } self_test_config;
+
+/**
+ * \brief Take (`take` 1) or release (0) the lock that keeps n > 2^31 cases one at a time.
+ *
+ * `make test` runs self-tests side by side; each one's n > 2^31 case needs tens of GiB of host
+ * memory, more than two of them may have at once. Where the environment variable
+ * SCAN_BIG_CASE_LOCK names a file, the case runs under an exclusive flock() of it, and the free
+ * memory is checked after the lock is taken; without it, this does nothing.
+ */
+void self_test_big_case_lock(int take);
 
 /**
  * \brief Run the battery and print one line per size, details of every failure, and a summary.
  *
  * With `-n N` only sizes up to N run (for the slow sanitizer runs); with `--exclusive` only
- * exclusive scans; with `--variant` only that variant.
+ * exclusive scans; with `--variant` only that variant. A case it leaves out (n > 2^31 without
+ * the memory for it, or beyond `-n`) gets a line `  SKIP what: why`, which `make test` lists.
  * \return ::EXIT_OK if every case passed, else ::EXIT_WRONG
  */
 int self_test_run(const scan_program *prog, const scan_options *opt, const self_test_config *cfg,

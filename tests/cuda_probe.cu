@@ -8,6 +8,8 @@
  * device (the reason is printed: the GPU suites are skipped); 2 a device is there but the kernel
  * did not run correctly (a real failure, e.g. the binary lacks this GPU's architecture).
  */
+#include "cuda_util.h"
+
 #include <cuda_runtime.h>
 #include <stdio.h>
 
@@ -24,8 +26,8 @@ int main(void)
     cudaDeviceProp props;
     cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess || count == 0) {
-        printf("no CUDA device (%s)\n",
-               status != cudaSuccess ? cudaGetErrorString(status) : "the runtime lists none");
+        char reason[256];
+        printf("%s\n", cuda_no_device_reason(status, count, reason, sizeof reason));
         return 1;
     }
     if ((status = cudaGetDeviceProperties(&props, 0)) != cudaSuccess ||

@@ -3,11 +3,15 @@
 # sanitizers). RUN is a program built with -fsanitize=address,undefined (make tests builds
 # build/asan/cpu_serial); CASES random command lines, half of them with random --input files,
 # each must end with exit status 0, 1 or 2 within 20 s and without a sanitizer report.
-#   tests/fuzz_cli.sh RUN CASES [SEED]
+#   tests/fuzz_cli.sh RUN CASES [SEED [K/M]]
+# With K/M (e.g. 1/2), only cases c with c % M = K - 1 run: M such runs side by side run exactly
+# the command lines of one run without it.
 set -u
 RUN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 CASES=${2:-1000}
 RANDOM=${3:-20161101}
+SHARD=${4:-1/1}
+SHARD_K=$(( ${SHARD%/*} - 1 )) SHARD_M=${SHARD#*/}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP"
@@ -25,7 +29,9 @@ VALUES=(0 1 2 3 31 32 33 1000 4097 2^0 2^10 2^12 2^16 2^40 2^41 2^-1 2^ ^2 -1 -5
 head -c 3 /dev/urandom >odd.bin
 head -c $((4 * 4097)) /dev/urandom >big.bin
 
-pick() { local -n list=$1; echo "${list[RANDOM % ${#list[@]}]}"; }
+# pick LIST: one word of LIST into $picked (not echoed: a $(...) subshell would draw from a
+# reseeded RANDOM, and the same SEED would not give the same command lines)
+pick() { local -n list=$1; picked=${list[RANDOM % ${#list[@]}]}; }
 
 # the edges first, then random command lines
 EDGES=("--input empty.bin" "--input empty.bin --output out.bin" "--input empty.bin --exclusive"
@@ -42,20 +48,25 @@ for ((c = 0; c < CASES; ++c)); do
   fi
   for ((w = 0; w < words; ++w)); do
     if ((RANDOM % 3)); then
-      o=$(pick OPTIONS)
+      pick OPTIONS
+      o=$picked
+      pick VALUES
       case $o in
-        -n|--reps|--seed|--input|--output|--variant|--stress) args+=("$o" "$(pick VALUES)") ;;
-        *=) args+=("$o$(pick VALUES)") ;;
+        -n|--reps|--seed|--input|--output|--variant|--stress) args+=("$o" "$picked") ;;
+        *=) args+=("$o$picked") ;;
         *) args+=("$o") ;;
       esac
     else
-      args+=("$(pick VALUES)")
+      pick VALUES
+      args+=("$picked")
     fi
   done
   # keep every run short: no self-test or sweep beyond small sizes
   case " ${args[*]} " in *" -n "*|*" -n="*) ;; *) args+=(-n 1000) ;; esac
   args+=(--reps 1)
-  timeout 20 "$RUN" "${args[@]}" >out.txt 2>err.txt
+  ((c % SHARD_M == SHARD_K)) || continue  # another shard's case (its words were drawn all the same)
+  [ -z "${FUZZ_LIST:-}" ] || { printf '%s\n' "$c:${args[*]}"; continue; }  # FUZZ_LIST=1: list, run nothing
+  timeout 20 "$RUN" "${args[@]}" </dev/null >out.txt 2>err.txt  # --input - reads an empty stdin
   status=$?
   if [ "$status" -gt 2 ] || grep -qE "runtime error|AddressSanitizer|LeakSanitizer" err.txt; then
     failures=$((failures + 1))
@@ -66,5 +77,6 @@ for ((c = 0; c < CASES; ++c)); do
   fi
   rm -f out.bin .out.bin.tmp*
 done
-echo "fuzz: $CASES command lines, $failures failed"
+ran=$(( (CASES - SHARD_K + SHARD_M - 1) / SHARD_M ))
+echo "fuzz: $ran command lines$([ "$SHARD_M" -gt 1 ] && echo " (shard $SHARD of $CASES)"), $failures failed"
 [ "$failures" -eq 0 ]

@@ -5,14 +5,39 @@
 #                  unchanged, chapter 01's self-test (no GPU needed)
 #   GPU suites   - CUDA helper tests and every GPU chapter's --self-test, when the probe finds a
 #                  CUDA device that runs our code; otherwise each is reported as skipped, with why
-# Each suite's full output goes to build/tests/logs/. The last line is "N passed, N failed, N skipped";
-# the exit status is non-zero if anything failed.
-# Environment: CHAPTERS (chapter folders that exist); GPU detection is in tests/gpu_env.sh.
+#   tests/run_tests.sh --quick (make check): the quick tier, a minute: unit tests, chapter 01's
+#                  command line, the citations, and every chapter's --self-test up to n = 2^20
+# Each suite's full output goes to build/tests/logs/; a line "SKIP what: why" in it (a case the
+# suite could not run here) is shown and counted as skipped. Suites that only check correctness
+# run side by side, TEST_JOBS at a time (they share the GPU; the CUDA helpers, whose test times a
+# kernel, run alone first); each PASS/FAIL line shows its seconds, and the lines come in a fixed
+# order. The last line is "N passed, N failed, N skipped"; the exit status is non-zero if anything
+# failed.
+# Environment: CHAPTERS (chapter folders that exist); TEST_JOBS (default: host suites, one per
+# core; GPU suites, one per core up to 4). Their n > 2^31 cases, which need most of the memory,
+# take turns (SCAN_BIG_CASE_LOCK, common/selftest.h). GPU detection is in tests/gpu_env.sh.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=build/tests/logs
 mkdir -p "$LOGS"
 passed=0 failed=0 skipped=0
+quick=0
+[ "${1:-}" = --quick ] && quick=1
+cores=$(nproc 2>/dev/null || echo 1)
+host_jobs=${TEST_JOBS:-$cores}
+gpu_jobs=${TEST_JOBS:-$(( cores < 4 ? cores : 4 ))}
+[ "$gpu_jobs" -ge 1 ] || gpu_jobs=1
+# self-tests side by side take their n > 2^31 cases one at a time (common/selftest.h)
+export SCAN_BIG_CASE_LOCK="$PWD/build/tests/big_case.lock"
+
+# inner_skips NAME LOG: every "SKIP what: why" line a suite printed, counted and shown as a skip
+inner_skips() {
+  local line
+  while IFS= read -r line; do
+    skipped=$((skipped + 1))
+    printf 'SKIP  %-46s %s\n' "$1:" "${line#SKIP }"
+  done < <(sed -n 's/^[[:space:]]*\(SKIP [^:]*: .*\)$/\1/p' "$2")
+}
 
 # run_suite NAME COMMAND... : run, record pass/fail, show the summary line or the failure's tail
 run_suite() {
@@ -21,16 +46,57 @@ run_suite() {
   log="$LOGS/$(echo "$name" | tr -c 'A-Za-z0-9_\n' '_').log"
   local runner="timeout 3600"   # belt and braces: no suite may hang make test
   [ "$(type -t "$1")" = function ] && runner=""
-  $runner "$@" >"$log" 2>&1
-  local status=$?
+  local start=$SECONDS
+  $runner "$@" </dev/null >"$log" 2>&1
+  local status=$? took=$((SECONDS - start))
   if [ "$status" -eq 0 ]; then
     passed=$((passed + 1))
-    printf 'PASS  %-46s %s\n' "$name" "$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)"
+    printf 'PASS  %-46s %4ss  %s\n' "$name" "$took" "$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)"
   else
     failed=$((failed + 1))
-    printf 'FAIL  %-46s (exit %s; last lines of %s follow)\n' "$name" "$status" "$log"
+    printf 'FAIL  %-46s %4ss  (exit %s; last lines of %s follow)\n' "$name" "$took" "$status" "$log"
     tail -n 25 "$log" | sed 's/^/      /'
   fi
+  inner_skips "$name" "$log"
+}
+
+# Suites side by side: queue_suite NAME COMMAND... adds one to the batch; run_batch JOBS runs the
+# batch, JOBS at a time, each in a subshell of its own, and prints their lines in the order queued.
+queued=()
+queue_suite() { queued+=("$(printf '%q ' "$@")"); }
+run_batch() {
+  local jobs=$1 dir next=0 shown=0 running=0 p f s cmd
+  if [ "$jobs" -le 1 ]; then
+    for cmd in "${queued[@]}"; do eval "run_suite $cmd"; done
+    queued=()
+    return
+  fi
+  dir=$(mktemp -d)
+  while [ "$shown" -lt "${#queued[@]}" ]; do
+    while [ "$running" -lt "$jobs" ] && [ "$next" -lt "${#queued[@]}" ]; do
+      (passed=0 failed=0 skipped=0
+       eval "run_suite ${queued[next]}" >"$dir/$next.out"
+       echo "$passed $failed $skipped" >"$dir/$next.counts") &
+      next=$((next + 1)) running=$((running + 1))
+    done
+    wait -n
+    running=$((running - 1))
+    if [ "$running" -le 0 ] && [ "$next" -ge "${#queued[@]}" ]; then
+      wait  # every runner has ended: one that left no counts died, and failed
+      for ((p = shown; p < ${#queued[@]}; ++p)); do
+        [ -f "$dir/$p.counts" ] || echo "0 1 0" >"$dir/$p.counts"
+        [ -s "$dir/$p.out" ] || echo "FAIL  ${queued[p]} (its runner died)" >"$dir/$p.out"
+      done
+    fi
+    while [ "$shown" -lt "${#queued[@]}" ] && [ -f "$dir/$shown.counts" ]; do
+      cat "$dir/$shown.out"
+      read -r p f s <"$dir/$shown.counts"
+      passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s)) shown=$((shown + 1))
+    done
+  done
+  wait
+  rm -rf "$dir"
+  queued=()
 }
 
 skip_suite() {
@@ -60,6 +126,84 @@ cuda_helper_suite() {
     echo "test_cuda_util $provoke: exit 3 as it should"
   done
   echo "cuda helpers ok; CUDA errors exit with status 3"
+}
+
+# without a usable GPU: a GPU chapter stops with exit 3 and the probe's reason, in words a user can
+# act on ("no NVIDIA driver found" where there is no libcuda.so.1, not "driver insufficient")
+no_gpu_message() {
+  local err status stub dir
+  err=$("$1/run" -n 1 2>&1 >/dev/null)
+  status=$?
+  echo "$1/run -n 1: exit $status: $err"
+  [ "$status" -eq 3 ] || { echo "exit $status, wanted 3"; return 1; }
+  case $err in *"$GPU_PROBE"*) ;; *) echo "it differs from the probe's reason: $GPU_PROBE"; return 1 ;; esac
+  if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+    case $err in *"no NVIDIA driver found"*) ;; *) echo "no libcuda.so.1 here, yet not 'no NVIDIA driver found'"; return 1 ;; esac
+  fi
+  # the toolkit's stub libcuda.so as the driver: CUDA's own words, not "no driver found"
+  stub=$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")/../lib64/stubs/libcuda.so
+  if [ -f "$stub" ]; then
+    dir=$(mktemp -d)
+    ln -s "$(cd "$(dirname "$stub")" && pwd)/libcuda.so" "$dir/libcuda.so.1"
+    err=$(LD_LIBRARY_PATH=$dir "$1/run" -n 1 2>&1 >/dev/null)
+    status=$?
+    rm -rf "$dir"
+    echo "with the stub libcuda: exit $status: $err"
+    case $status:$err in 3:*"stub library"*) ;; *) echo "wanted exit 3 and CUDA's 'stub library'"; return 1 ;; esac
+  else
+    echo "SKIP the stub driver's message: no $stub"
+  fi
+  echo "no-GPU messages: as the probe says"
+}
+
+# without a GPU, make sanitize checks nothing: it must say why and fail (exit 2), not pass
+sanitize_refuses() {
+  local err status
+  err=$(tests/sanitize.sh 2>&1)
+  status=$?
+  echo "$err"
+  [ "$status" -eq 2 ] && case $err in *"nothing checked: $GPU_REASON"*) true ;; *) false ;; esac ||
+    { echo "make sanitize without a GPU: exit $status, wanted 2 and the reason"; return 1; }
+  echo "make sanitize without a GPU: exit 2, with the reason"
+}
+
+# make's own messages: a wrong SMS is refused with the list nvcc accepts; a chapter number that
+# CHAPTER_DIRS lacks is refused with the range it has (no fixed list anywhere else); and the
+# default SMS: a GPU's own; all of ALL_SMS with FAT=1, or for make all without a GPU; TEST_SMS
+# for every other build without a GPU
+check_make_messages() {
+  local out last status=0 scratch
+  scratch=$(mktemp -d)  # a build folder of its own: the real build's flags stay as they are
+  if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+    out=$(make --no-print-directory BUILD="$scratch" SMS=xyz help 2>&1) &&
+      { echo "make SMS=xyz help succeeded"; status=1; }
+    case $out in *"xyz is not a GPU architecture"*"valid: "*90*) echo "SMS=xyz: refused, with the valid list" ;;
+      *) echo "make SMS=xyz: no list of valid values: $out"; status=1 ;; esac
+  else
+    echo "SKIP make SMS=xyz: no nvcc here to list the valid values"
+  fi
+  last=$(make --no-print-directory -pn help 2>/dev/null | sed -n 's/^CHAPTER_DIRS := //p' | tr ' ' '\n' |
+         grep . | tail -n 1 | sed 's/_.*//; s/^0*//')
+  out=$(make --no-print-directory BUILD="$scratch" chapter-99 2>&1) && { echo "make chapter-99 succeeded"; status=1; }
+  case $out in *"there is no chapter 99; the chapters are 1 to $last"*) echo "chapter-99: refused, chapters 1 to $last" ;;
+    *) echo "make chapter-99 says '$out', not the chapters 1 to $last of CHAPTER_DIRS"; status=1 ;; esac
+  # a make that builds nothing leaves the flags alone (else the next build would start over)
+  make --no-print-directory BUILD="$scratch/quiet" help >/dev/null 2>&1
+  if [ -e "$scratch/quiet/flags.txt" ]; then echo "make help wrote the build's flags"; status=1; fi
+  # which architectures a build is for (GPU_SMS stands for what the GPU query would find; a dry
+  # run)
+  local case want got
+  for case in "GPU_SMS=86|help|86" "GPU_SMS=86 FAT=1|help|75 80 86 89 90 100 120" \
+              "GPU_SMS=|all|75 80 86 89 90 100 120" "GPU_SMS=|check|90" "GPU_SMS=|help|90" \
+              "GPU_SMS=86|check|86"; do
+    want=${case##*|}
+    got=$(env -u SMS -u FAT -u GPU_SMS -u MAKEFLAGS -u MAKELEVEL -u MFLAGS ${case%%|*} \
+          make --no-print-directory -pn BUILD="$scratch" "$(echo "$case" | cut -d'|' -f2)" 2>/dev/null |
+          sed -n 's/^SMS := //p' | head -n 1)
+    [ "$(echo $got)" = "$want" ] || { echo "${case%|*}: SMS is '$got', wanted '$want'"; status=1; }
+  done
+  rm -rf "$scratch"
+  [ "$status" -eq 0 ] && echo "make's messages and default architectures: as they should be"
 }
 
 # the first name a chapter's --help lists after "one of:"
@@ -119,7 +263,7 @@ check_results() {
   cp README.md "$dir/"
   cp docs/primer.md "$dir/docs/"
   for f in [0-9][0-9]_*/README.md; do mkdir -p "$dir/$(dirname "$f")"; cp "$f" "$dir/$f"; done
-  cp docs/results/*.csv "$dir/docs/results/" 2>/dev/null || { echo "no results in docs/results yet"; rm -rf "$dir"; return 0; }
+  cp docs/results/*.csv "$dir/docs/results/" 2>/dev/null || { echo "SKIP results tables: no results in docs/results yet"; rm -rf "$dir"; return 0; }
   for csv in "$dir"/docs/results/*.csv; do
     (cd "$dir" && bench/run_bench.sh --from "docs/results/$(basename "$csv")") >/dev/null 2>&1
   done
@@ -134,56 +278,80 @@ check_results() {
   return $status
 }
 
-echo "== host suites"
-run_suite "host unit tests" build/tests/test_common
-run_suite "scan networks" build/tests/scan_networks
-run_suite "float checks (09, host data)" build/tests/test_float_checks
-run_suite "figures up to date" check_figures
-if command -v gnuplot >/dev/null; then  # bench/run_bench.sh --from draws the plots too
-  run_suite "results tables up to date" check_results
+# the quick tier (make check): every chapter's self-test up to this size
+QUICK_N=2^20
+
+echo "== host suites ($host_jobs at a time)"
+queue_suite "host unit tests" build/tests/test_common
+queue_suite "float checks (09, host data)" build/tests/test_float_checks
+queue_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run serial
+queue_suite "conventions cited exist" check_citations
+if [ "$quick" -eq 1 ]; then
+  queue_suite "01_cpu_serial --self-test -n $QUICK_N" 01_cpu_serial/run --self-test -n "$QUICK_N"
 else
-  skip_suite "results tables up to date" "gnuplot not found (bench/run_bench.sh --from needs it; CI has it)"
+  queue_suite "scan networks" build/tests/scan_networks
+  queue_suite "figures up to date" check_figures
+  if command -v gnuplot >/dev/null; then  # bench/run_bench.sh --from draws the plots too
+    queue_suite "results tables up to date" check_results
+    queue_suite "bench marks and refuses noise" tests/test_bench_noise.sh
+  else
+    skip_suite "results tables up to date" "gnuplot not found (bench/run_bench.sh --from needs it; CI has it)"
+    skip_suite "bench marks and refuses noise" "gnuplot not found (bench/run_bench.sh --from needs it)"
+  fi
+  queue_suite "quoted % of memcpy from the same run" tests/check_pct_memcpy.sh
+  queue_suite "\\file blocks" check_file_blocks
+  queue_suite "make's messages and default SMS" check_make_messages
+  queue_suite "carried-over helpers unchanged" tests/check_carried.sh $CHAPTERS
+  queue_suite "chapter notes follow the outline" tests/check_notes.sh $CHAPTERS
+  queue_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test
+  # the host code under AddressSanitizer and UBSan (build/asan: make tests builds it); a leak at
+  # exit is not undefined behaviour, and exits by cli_fail() leave allocations behind on purpose
+  export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+  queue_suite "host unit tests (ASan, UBSan)" build/asan/test_common
+  queue_suite "command line (01, ASan, UBSan)" tests/test_cli.sh build/asan/cpu_serial serial
+  queue_suite "01 --self-test -n 70000 (ASan, UBSan)" build/asan/cpu_serial --self-test -n 70000
+  # the fuzz in two halves, so that two cores share it (the same 1500 command lines)
+  queue_suite "fuzz: command line and files 1/2 (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial 1500 20161101 1/2
+  queue_suite "fuzz: command line and files 2/2 (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial 1500 20161101 2/2
+  # the classroom kit: markers, the student's copy, the grader (not in a student's copy)
+  [ -f classroom/tests/test_kit.py ] && queue_suite "classroom kit (starter, grader)" python3 classroom/tests/test_kit.py
 fi
-run_suite "quoted % of memcpy from the same run" tests/check_pct_memcpy.sh
-run_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run serial
-run_suite "\\file blocks" check_file_blocks
-run_suite "conventions cited exist" check_citations
-run_suite "carried-over helpers unchanged" tests/check_carried.sh $CHAPTERS
-run_suite "chapter notes follow the outline" tests/check_notes.sh $CHAPTERS
-run_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test
-# the host code under AddressSanitizer and UBSan (build/asan: make tests builds it); a leak at
-# exit is not undefined behaviour, and exits by cli_fail() leave allocations behind on purpose
-export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
-run_suite "host unit tests (ASan, UBSan)" build/asan/test_common
-run_suite "command line (01, ASan, UBSan)" tests/test_cli.sh build/asan/cpu_serial serial
-run_suite "01 --self-test -n 70000 (ASan, UBSan)" build/asan/cpu_serial --self-test -n 70000
-run_suite "fuzz: command line and files (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial 1500
-# the classroom kit: markers, the student's copy, the grader (not in a student's copy)
-[ -f classroom/tests/test_kit.py ] && run_suite "classroom kit (starter, grader)" python3 classroom/tests/test_kit.py
+run_batch "$host_jobs"
 
 echo "== GPU suites"
 . tests/gpu_env.sh
 if [ "$GPU_PROBE_FAILED" -eq 1 ]; then
   failed=$((failed + 1)); printf 'FAIL  %-46s %s\n' "CUDA probe" "$GPU_PROBE"
 elif [ -z "$GPU_REASON" ]; then
-  echo "probe: $GPU_PROBE"
+  echo "probe: $GPU_PROBE; $gpu_jobs suites at a time after the CUDA helpers"
 fi
 if [ -n "$GPU_REASON" ]; then
   skip_suite "cuda helpers" "$GPU_REASON"
+  if [ -x build/tests/cuda_probe ]; then
+    for c in $GPU_CHAPTERS; do queue_suite "no GPU: exit 3 and why ($c)" no_gpu_message "$c"; break; done
+    [ "$quick" -eq 1 ] || queue_suite "make sanitize says why it cannot run" sanitize_refuses
+  fi
   for c in $GPU_CHAPTERS; do
-    run_suite "command line ($c, usage)" tests/test_cli.sh "$c/run" "$(first_variant "$c")" usage-only
+    if [ "$quick" -eq 1 ]; then skip_suite "$c --self-test -n $QUICK_N" "$GPU_REASON"; continue; fi
+    queue_suite "command line ($c, usage)" tests/test_cli.sh "$c/run" "$(first_variant "$c")" usage-only
     skip_suite "$c --self-test" "$GPU_REASON"
     for mode in $(chapter_modes "$c"); do skip_suite "$c $(echo "$mode" | tr _ ' ')" "$GPU_REASON"; done
   done
+  run_batch "$host_jobs"
 else
-  run_suite "cuda helpers" cuda_helper_suite
+  run_suite "cuda helpers" cuda_helper_suite  # alone: it checks a kernel's timing
   for c in $GPU_CHAPTERS; do
-    run_suite "command line ($c)" tests/test_cli.sh "$c/run" "$(first_variant "$c")"
-    run_suite "$c --self-test" "$c/run" --self-test
+    if [ "$quick" -eq 1 ]; then
+      queue_suite "$c --self-test -n $QUICK_N" "$c/run" --self-test -n "$QUICK_N"
+      continue
+    fi
+    queue_suite "command line ($c)" tests/test_cli.sh "$c/run" "$(first_variant "$c")"
+    queue_suite "$c --self-test" "$c/run" --self-test
     for mode in $(chapter_modes "$c"); do
-      run_suite "$c $(echo "$mode" | tr _ ' ')" "$c/run" $(echo "$mode" | tr _ ' ')
+      queue_suite "$c $(echo "$mode" | tr _ ' ')" "$c/run" $(echo "$mode" | tr _ ' ')
     done
   done
+  run_batch "$gpu_jobs"
 fi
 [ -n "$GPU_CHAPTERS" ] || echo "(no GPU chapters written yet)"
 

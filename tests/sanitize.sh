@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The runner behind `make sanitize`: compute-sanitizer's memcheck, racecheck and synccheck over the
 # self-tests of every GPU chapter that exists, on small sizes (the tools slow kernels down 10-100x).
-# Without a CUDA device, or without compute-sanitizer, it says so and reports the runs as skipped.
-# Last line "N passed, N failed, N skipped"; non-zero exit on any failure.
+# Without a CUDA device, or without compute-sanitizer, nothing can be checked: it says why and
+# exits 2 (a check that checked nothing must not pass). Otherwise the last line is
+# "sanitize: N passed, N failed, 0 skipped", and the exit status is non-zero on any failure.
 # Environment: CHAPTERS (chapter folders that exist), SANITIZE_N (largest self-test size, default 5000).
 set -u
 cd "$(dirname "$0")/.."
@@ -22,8 +23,6 @@ fi
 if [ -z "$reason" ] && [ -z "$sanitizer" ]; then
   reason="compute-sanitizer not found (it ships with the CUDA Toolkit, in its bin/ folder)"
 fi
-
-[ -z "$reason" ] || echo "sanitize: cannot run here: $reason. Run 'make sanitize' on a machine with a CUDA GPU."
 
 # The probe kernel always runs, so the tools themselves are checked even before GPU chapters exist.
 runs="build/tests/cuda_probe"
@@ -55,6 +54,12 @@ for c in $GPU_CHAPTERS; do
   for m in $(operator_modes "$c/run"); do runs="$runs $c/run:mode$m"; done
 done
 
+if [ -n "$reason" ]; then
+  count=$(( $(echo $runs | wc -w) * $(echo $TOOLS | wc -w) ))
+  echo "make sanitize: nothing checked: $reason; its $count runs ($TOOLS, each over $(echo $runs | wc -w) command lines) need a CUDA GPU and compute-sanitizer" >&2
+  exit 2
+fi
+
 for target in $runs; do
   exe=${target%%:*} args=""
   name=$(dirname "$exe")
@@ -65,9 +70,6 @@ for target in $runs; do
     *:mode*) args="${target#*:mode} --self-test -n 1100 --variant decoupled-lookback"; name="$name $args" ;;
   esac
   for tool in $TOOLS; do
-    if [ -n "$reason" ]; then
-      skipped=$((skipped + 1)); printf 'SKIP  %-50s %s\n' "$tool $name" "$reason"; continue
-    fi
     log="$LOGS/sanitize_${tool}_$(echo "$target" | tr '/:' '__').log"
     if timeout 3600 "$sanitizer" --tool "$tool" --error-exitcode 99 "$exe" $args >"$log" 2>&1; then
       passed=$((passed + 1))

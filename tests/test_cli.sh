@@ -11,11 +11,13 @@ RUN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 VARIANT=$2
 USAGE_ONLY=${3:-}
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+trap 'umount "$TMP/fixture_tmpfs" 2>/dev/null; rm -rf "$TMP"' EXIT  # a tmpfs of the full-disk check, if one is left mounted
 cd "$TMP"
 checks=0 failures=0
 
 fail() { failures=$((failures + 1)); echo "FAIL: $*"; }
+# a check that cannot run here: one line "SKIP what: why", which make test's summary shows
+skip() { echo "SKIP $1: $2"; }
 
 # expect_usage "words in the message" ARGS... : exit 2, one stderr line containing the words,
 # and nothing left in the folder besides the fixtures
@@ -89,11 +91,66 @@ kept "symbolic link" fixture_dangling
 if [ "$(id -u)" -eq 0 ] && mknod fixture_null c 1 3 2>/dev/null; then  # a device node (root only)
   expect_usage "is a device" --input fixture_a.bin --output fixture_null
   kept "character special file" fixture_null
+else
+  skip "a device node as --output" "making one needs root (mknod)"
 fi
 if command -v python3 >/dev/null; then  # a socket
   python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("fixture_socket")'
   expect_usage "is a socket" --input fixture_a.bin --output fixture_socket
   kept socket fixture_socket
+else
+  skip "a socket as --output" "python3 not found (it makes the socket)"
+fi
+expect_usage "--output '-' would mix" --input fixture_a.bin --output -
+# a hard link is refused, and both names keep the file
+bytes 7 7 >fixture_linked.bin
+ln fixture_linked.bin fixture_other_name.bin
+expect_usage "has 2 hard links" --input fixture_a.bin --output fixture_other_name.bin
+checks=$((checks + 1))
+[ "$(stat -c %h fixture_linked.bin)" = 2 ] && bytes 7 7 | cmp -s - fixture_other_name.bin ||
+  fail "a hard-linked --output was detached or changed"
+
+# ---- --input as any Unix tool reads it: to the end, whatever the file is
+expect_usage "5 bytes, not a multiple of 4" --input - <fixture_odd.bin
+expect_usage "5 bytes, not a multiple of 4" --input <(cat fixture_odd.bin)
+expect_usage "5 bytes, not a multiple of 4" --input /dev/stdin <fixture_odd.bin
+# an endless device is refused, not taken as empty; under ulimit -v the limit comes quickly
+checks=$((checks + 1))
+if (ulimit -v 1000000 && "$RUN" --help) >/dev/null 2>&1; then
+  (ulimit -v 1000000 && exec "$RUN" --input /dev/zero) >stdout.txt 2>stderr.txt
+  status=$?
+  [ "$status" -eq 2 ] && grep -q "goes on past" stderr.txt && ! grep -q verified stdout.txt ||
+    fail "--input /dev/zero under ulimit -v 1000000: exit $status, $(cat stderr.txt)"
+else
+  skip "--input /dev/zero" "this program does not start under ulimit -v 1000000 (an AddressSanitizer build reserves terabytes of shadow memory)"
+fi
+# a terminal is refused (raw int32 values are not typed)
+checks=$((checks + 1))
+if command -v python3 >/dev/null; then
+  python3 -c 'import os, pty, subprocess, sys
+m, s = pty.openpty()
+sys.exit(subprocess.run([sys.argv[1], "--input", "-"], stdin=s, stdout=subprocess.DEVNULL, stderr=open("stderr.txt", "w"), timeout=20).returncode)' "$RUN"
+  status=$?
+  [ "$status" -eq 2 ] && grep -q "is a terminal" stderr.txt || fail "--input - from a terminal: exit $status, $(cat stderr.txt)"
+else
+  skip "--input - from a terminal" "python3 not found (it makes the terminal)"
+fi
+# a FIFO that nobody writes: the program waits, as cat does, says so, and never reports a result
+checks=$((checks + 1))
+mkfifo fixture_lonely
+timeout 4 "$RUN" --input fixture_lonely >stdout.txt 2>stderr.txt
+status=$?
+[ "$status" -eq 124 ] && grep -q "waiting for a writer" stderr.txt && ! grep -q verified stdout.txt ||
+  fail "--input of a FIFO with no writer: exit $status, stderr '$(cat stderr.txt)', stdout '$(cat stdout.txt)'"
+# writing to a full standard output is a write error, not a success
+checks=$((checks + 1))
+if [ -w /dev/full ]; then
+  "$RUN" --help >/dev/full 2>stderr.txt
+  status=$?
+  [ "$status" -eq 4 ] && grep -q "cannot write standard output" stderr.txt ||
+    fail "--help >/dev/full: exit $status, wanted 4: $(cat stderr.txt)"
+else
+  skip "standard output on /dev/full" "/dev/full is missing"
 fi
 checks=$((checks + 1))
 "$RUN" --help >stdout.txt 2>stderr.txt && grep -q -- "--self-test" stdout.txt || fail "--help"
@@ -155,11 +212,135 @@ elif [ ! -L fixture_link.bin ] || [ "$(od -An -tx1 fixture_target.bin | tr -d ' 
 fi
 roundtrip "empty file" "" ""
 
+# ---- --input from a pipe, a FIFO, standard input: the same answer as from a file
+piped() { # name command-producing-input... : run with the input from it, compare with the answer
+  local name=$1
+  shift
+  checks=$((checks + 1))
+  if ! "$@" >stdout.txt 2>stderr.txt; then
+    fail "--input $name: run exited non-zero: $(cat stderr.txt)"
+  elif ! bytes 3 2 6 7 2 | cmp -s - fixture_got.bin; then
+    fail "--input $name: output differs from the hand-checked answer"
+  elif [ "$(grep -c "5 elements" stdout.txt)" -lt 1 ]; then
+    fail "--input $name: the report does not say 5 elements: $(cat stdout.txt)"
+  fi
+  rm -f fixture_got.bin
+}
+bytes 3 -1 4 1 -5 >fixture_in.bin
+piped "- (standard input)" "$RUN" --input - --output fixture_got.bin <fixture_in.bin
+piped "/dev/stdin" "$RUN" --input /dev/stdin --output fixture_got.bin <fixture_in.bin
+piped "<(cat F)" "$RUN" --input <(cat fixture_in.bin) --output fixture_got.bin
+mkfifo fixture_fifo_in
+{ sleep 1; cat fixture_in.bin >fixture_fifo_in; } &
+piped "a FIFO" "$RUN" --input fixture_fifo_in --output fixture_got.bin
+wait
+
 # in place: the output may be the input file, on purpose (it is read whole first; common/io.h)
 checks=$((checks + 1))
 bytes 1 1 1 >fixture_inplace.bin
 "$RUN" --input fixture_inplace.bin --output fixture_inplace.bin >/dev/null 2>&1 &&
   bytes 1 2 3 | cmp -s - fixture_inplace.bin || fail "in-place --input/--output"
+
+# ---- --output keeps what it replaces: mode, owner and group (root); a failed write keeps it all
+checks=$((checks + 1))
+bytes 9 >fixture_mode.bin
+chmod 640 fixture_mode.bin
+"$RUN" --input fixture_in.bin --output fixture_mode.bin >stdout.txt 2>stderr.txt &&
+  [ "$(stat -c %a fixture_mode.bin)" = 640 ] && bytes 3 2 6 7 2 | cmp -s - fixture_mode.bin ||
+  fail "--output over a 0640 file: now $(stat -c %a fixture_mode.bin), or not written: $(cat stderr.txt)"
+nobody_uid=$(id -u nobody 2>/dev/null)
+nobody_gid=$(id -g nobody 2>/dev/null)
+if [ "$(id -u)" -eq 0 ] && [ -n "$nobody_uid" ]; then
+  checks=$((checks + 1))  # root replaces a user's private file: it stays theirs, and private
+  bytes 9 >fixture_private.bin
+  chown "$nobody_uid:$nobody_gid" fixture_private.bin && chmod 600 fixture_private.bin
+  "$RUN" --input fixture_in.bin --output fixture_private.bin >stdout.txt 2>stderr.txt &&
+    [ "$(stat -c %u:%g:%a fixture_private.bin)" = "$nobody_uid:$nobody_gid:600" ] ||
+    fail "root's --output over nobody's 0600 file: now $(stat -c %u:%g:%a fixture_private.bin): $(cat stderr.txt)"
+else
+  skip "--output keeps owner and group" "needs root and a user 'nobody' to own the file"
+fi
+# as a user who is not root: mode kept, a file it may not write refused (exit 2, file intact)
+as_nobody=""
+if [ "$(id -u)" -eq 0 ] && [ -n "$nobody_uid" ] && command -v setpriv >/dev/null; then
+  as_nobody="setpriv --reuid=$nobody_uid --regid=$nobody_gid --clear-groups"
+elif [ "$(id -u)" -eq 0 ] && [ -n "$nobody_uid" ] && command -v runuser >/dev/null; then
+  as_nobody="runuser -u nobody --"
+fi
+if [ -n "$as_nobody" ]; then
+  mkdir fixture_nobody && cp "$RUN" fixture_nobody/run && cp fixture_in.bin fixture_nobody/in.bin
+  bytes 9 >fixture_nobody/own.bin && bytes 9 >fixture_nobody/readonly.bin
+  chmod 640 fixture_nobody/own.bin && chmod 444 fixture_nobody/readonly.bin
+  chown -R "$nobody_uid:$nobody_gid" fixture_nobody && chmod 755 . fixture_nobody
+  checks=$((checks + 1))
+  (cd fixture_nobody && $as_nobody ./run --input in.bin --output own.bin) >stdout.txt 2>stderr.txt
+  status=$?
+  if [ "$status" -eq 3 ]; then
+    skip "--output as nobody" "nobody may not use the GPU here: $(head -n 1 stderr.txt)"
+  elif [ "$status" -ne 0 ] || [ "$(stat -c %u:%a fixture_nobody/own.bin)" != "$nobody_uid:640" ]; then
+    fail "nobody's --output over its 0640 file: exit $status, now $(stat -c %u:%a fixture_nobody/own.bin): $(cat stderr.txt)"
+  fi
+  checks=$((checks + 1))
+  (cd fixture_nobody && $as_nobody ./run --input in.bin --output readonly.bin) >stdout.txt 2>stderr.txt
+  status=$?
+  [ "$status" -eq 2 ] && grep -q "cannot write --output" stderr.txt && bytes 9 | cmp -s - fixture_nobody/readonly.bin ||
+    fail "nobody's --output over a 0444 file: exit $status, wanted 2 and the file intact: $(cat stderr.txt)"
+  chmod 700 .
+  rm -rf fixture_nobody
+else
+  skip "--output as a user who is not root" "needs root, a user 'nobody' and setpriv or runuser"
+fi
+# a write that fails (here: past a file-size limit, ulimit -f in 1024-byte blocks) exits 4
+# and leaves the file it would have replaced as it was, and no temporary file
+bytes 5 5 5 >fixture_kept.bin
+head -c 8192 /dev/zero >fixture_8k.bin
+write_fails() { # what run-prefix... : the run must exit 4 with the old file and nothing else left
+  local what=$1 target=$2 status
+  shift 2
+  checks=$((checks + 1))
+  "$@" >stdout.txt 2>stderr.txt
+  status=$?
+  if [ "$status" -ne 4 ] || ! grep -q "cannot write --output" stderr.txt; then
+    fail "$what: exit $status, wanted 4 with a message: $(cat stderr.txt)"
+  elif ! bytes 5 5 5 | cmp -s - "$target"; then
+    fail "$what: the file it would have replaced was changed"
+  elif [ -n "$(ls -A "$(dirname "$target")" | grep '\.tmp')" ]; then
+    fail "$what: left a temporary file: $(ls -A "$(dirname "$target")" | grep '\.tmp')"
+  fi
+}
+write_fails "--output past ulimit -f" fixture_kept.bin \
+  bash -c 'ulimit -f 4 && exec "$@"' - "$RUN" --input fixture_8k.bin --output fixture_kept.bin
+# the same on a full disk: a small tmpfs (root, where mount works)
+mkdir fixture_tmpfs
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=64k tmpfs fixture_tmpfs 2>/dev/null; then
+  bytes 5 5 5 >fixture_tmpfs/kept.bin
+  head -c 1048576 /dev/zero >fixture_tmpfs/filler 2>/dev/null  # fills it: ENOSPC
+  write_fails "--output on a full tmpfs" fixture_tmpfs/kept.bin "$RUN" --input fixture_8k.bin --output fixture_tmpfs/kept.bin
+  umount fixture_tmpfs
+else
+  skip "--output on a full disk (tmpfs)" "mounting a small tmpfs needs root and a kernel that allows it here"
+fi
+rmdir fixture_tmpfs
+
+# ---- a signal that ends the program (SIGHUP, SIGQUIT, SIGTERM, SIGINT, SIGPIPE) leaves no
+# temporary file: a scan large enough to be caught while its output is pending
+head -c $((4 << 24)) /dev/zero >fixture_large.bin
+for sig in HUP QUIT TERM INT PIPE; do
+  checks=$((checks + 1))
+  rm -f fixture_sig.bin
+  # job control on (set -m), so that a background job does not start with SIGINT and SIGQUIT ignored
+  bash -c 'set -m; ulimit -c 0; "$1" --input fixture_large.bin --output fixture_sig.bin >/dev/null 2>&1 &
+           pid=$!; for i in $(seq 2000); do ls -A | grep -q "^\.fixture_sig\.bin\.tmp" && break;
+           kill -0 $pid 2>/dev/null || break; sleep 0.01; done; kill -'"$sig"' $pid 2>/dev/null; wait $pid' - "$RUN"  2>/dev/null
+  status=$?
+  if [ "$status" -eq 0 ]; then
+    skip "SIG$sig while --output is pending" "the run ended before the signal came"
+  elif [ -n "$(ls -A | grep '^\.fixture_sig\.bin\.tmp')" ] || [ -e fixture_sig.bin ]; then
+    fail "SIG$sig while --output is pending (exit $status): $(ls -A | grep fixture_sig | tr '\n' ' ')left behind"
+  fi
+  rm -f .fixture_sig.bin.tmp*
+done
+rm -f fixture_large.bin
 
 # ---- a normal run: the table, CSV, and the self-test limited by -n
 checks=$((checks + 1))
@@ -171,6 +352,13 @@ header=$(grep -v '^#' stdout.txt | head -n 1)
 case $header in n,variant,time_us,GB/s,pct_memcpy,*check | n,variant,time_us,GB/s,traffic,moved_GB/s,pct_memcpy,*check) ;; *) false ;; esac ||
   fail "run --csv: unexpected header '$(grep -v '^#' stdout.txt | head -n 1)'"
 [ "$(grep -v '^#' stdout.txt | grep -c ',ok$')" -ge 1 ] || fail "run --csv: no verified row"
+checks=$((checks + 1))  # every timed row carries its spread, its memcpy's, and a noise flag
+grep -v '^#' stdout.txt | awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i
+    if (!col["spread_pct"] || !col["memcpy_spread_pct"] || !col["noise"]) { print "no spread or noise column"; exit 1 }
+    next }
+  $col["spread_pct"] !~ /^[0-9]+\.[0-9]$/ || $col["memcpy_spread_pct"] !~ /^[0-9]+\.[0-9]$/ ||
+  $col["noise"] !~ /^(-|noisy|over-memcpy|noisy\+over-memcpy)$/ { print "bad cells: " $0; bad = 1 }
+  END { exit bad }' >awk.txt || fail "run --csv: $(head -n 1 awk.txt)"
 checks=$((checks + 1))  # n = 0 moves nothing: its rates and shares of a copy are "-"
 "$RUN" -n 0 --reps 2 --csv >stdout.txt 2>stderr.txt || fail "run -n 0 exited non-zero"
 [ "$(grep -v '^#' stdout.txt | tail -n +2 | awk -F, '$5 != "-" && $4 != "-"' | wc -l)" -eq 0 ] ||

@@ -7,7 +7,7 @@
  *
  * Prints one line per failed check and a summary; exits 1 if any check failed.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE 200809L /* setenv(); flock() comes with sys/file.h */
 
 #include "cli.h"
 #include "data.h"
@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -420,6 +421,26 @@ static void test_files(void)
     CHECK(io_read_int32(path, &back, &n, err, sizeof err) == EXIT_USAGE &&
           strstr(err, "5 bytes, not a multiple of 4"));
 
+    /* a pipe has no size to ask for: it is read to its end (here through /dev/fd/N) */
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    CHECK(write(fds[1], data, sizeof data) == (ssize_t)sizeof data);
+    close(fds[1]);
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    CHECK(io_read_int32(path, &back, &n, err, sizeof err) == 0 && n == 5 && same(back, data, 5));
+    free(back);
+    close(fds[0]);
+    /* a partial last element in a pipe is refused as in a file */
+    CHECK(pipe(fds) == 0);
+    CHECK(write(fds[1], "abcdefg", 7) == 7);
+    close(fds[1]);
+    snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+    CHECK(io_read_int32(path, &back, &n, err, sizeof err) == EXIT_USAGE &&
+          strstr(err, "7 bytes, not a multiple of 4") && back == NULL);
+    close(fds[0]);
+    CHECK(io_input_limit() > 0 && io_input_limit() % 4 == 0 &&
+          io_input_limit() <= CLI_MAX_N * sizeof(int32_t));
+
     /* missing file, folder */
     snprintf(path, sizeof path, "%s/missing.bin", tmpdir);
     CHECK(io_read_int32(path, &back, &n, err, sizeof err) == EXIT_USAGE &&
@@ -447,11 +468,25 @@ static void test_files(void)
     CHECK(io_output_begin(out, err, sizeof err) == EXIT_USAGE && strstr(err, "cannot write"));
     CHECK(!exists(out) && count_files_like(".tmp") == 0);
     CHECK(io_output_begin(tmpdir, err, sizeof err) == EXIT_USAGE && strstr(err, "is a folder"));
+    CHECK(io_output_begin("-", err, sizeof err) == EXIT_USAGE && strstr(err, "standard output"));
+
+    /* output: a replaced file keeps its mode */
+    snprintf(out, sizeof out, "%s/private.bin", tmpdir);
+    CHECK(io_write_int32(out, data, 1, err, sizeof err) == 0 && chmod(out, 0600) == 0);
+    CHECK(io_output_begin(out, err, sizeof err) == 0);
+    CHECK(io_output_commit(data, 5, err, sizeof err) == 0);
+    struct stat st;
+    CHECK(stat(out, &st) == 0 && (st.st_mode & 07777) == 0600 && st.st_size == 20);
+    /* output: a hard-linked file is refused, and keeps both names */
+    snprintf(path, sizeof path, "%s/second_name.bin", tmpdir);
+    CHECK(link(out, path) == 0);
+    CHECK(io_output_begin(out, err, sizeof err) == EXIT_USAGE && strstr(err, "2 hard links"));
+    CHECK(stat(out, &st) == 0 && st.st_nlink == 2 && count_files_like(".tmp") == 0);
 }
 
 /* ---- reporting -------------------------------------------------------------------------------- */
 
-/** format_size(), throughput arithmetic and median(). */
+/** format_size(), throughput arithmetic, median(), the spread of timed runs and the noise flag. */
 static void test_report(void)
 {
     char buf[32];
@@ -468,6 +503,27 @@ static void test_report(void)
     double one[] = {5.0};
     CHECK(median(odd, 3) == 2.0 && median(even, 4) == 2.5 && median(one, 1) == 5.0);
     CHECK(median(one, 0) == 0.0);
+    /* spread: (p75 - p25) / median, quartiles interpolated; noise flags */
+    double runs[] = {10.0, 12.0, 11.0, 10.0, 30.0}; /* sorted: 10 10 11 12 30 */
+    timing t = timing_of(runs, 5);
+    CHECK(t.median == 11.0 && t.spread > 0.1818 && t.spread < 0.1819); /* (12 - 10) / 11 */
+    double steady[] = {5.0, 5.0, 5.0, 5.0};
+    timing quiet = timing_of(steady, 4);
+    CHECK(quiet.median == 5.0 && quiet.spread == 0.0);
+    CHECK(timing_of(one, 1).spread == 0.0 && timing_of(one, 0).median == 0.0);
+    double wild[] = {1.0, 2.0, 3.0, 4.0};
+    timing loud = timing_of(wild, 4); /* (3.25 - 1.75) / 2.5 = 0.6 */
+    CHECK(loud.spread > 0.5999 && loud.spread < 0.6001);
+    CHECK(strcmp(noise_flag(quiet, quiet, 80.0, 1), "-") == 0);
+    CHECK(strcmp(noise_flag(t, quiet, 80.0, 1), "-") == 0);        /* 18 %: under the threshold */
+    CHECK(strcmp(noise_flag(loud, quiet, 80.0, 1), "noisy") == 0);
+    CHECK(strcmp(noise_flag(quiet, loud, 80.0, 1), "noisy") == 0); /* its memcpy's spread counts */
+    CHECK(strcmp(noise_flag(quiet, quiet, 100.0, 1), "-") == 0);   /* the copy itself */
+    CHECK(strcmp(noise_flag(quiet, quiet, 290.8, 1), "over-memcpy") == 0);
+    CHECK(strcmp(noise_flag(loud, quiet, 290.8, 1), "noisy+over-memcpy") == 0);
+    CHECK(strcmp(noise_flag(loud, loud, 290.8, 0), "-") == 0);     /* nothing timed */
+    CHECK(strcmp(format_spread(loud, 1, buf, sizeof buf), "60.0") == 0);
+    CHECK(strcmp(format_spread(loud, 0, buf, sizeof buf), "-") == 0);
     double t0 = host_seconds();
     CHECK(host_seconds() >= t0);
 }
@@ -505,7 +561,7 @@ static int battery_with(enum fake_bug bug)
     scan_options opt;
     char err[512];
     const char *args[] = {"--self-test", "-n", "3000", NULL};
-    self_test_config cfg = {256, 2, 0, "a unit test"};
+    self_test_config cfg = {256, 2, 0, "a unit test", NULL};
     parse(&opt, err, &TEST_PROG, args);
     fflush(stdout);
     int saved = dup(1), devnull = open("/dev/null", O_WRONLY);
@@ -554,6 +610,35 @@ static int file_scan_with(enum fake_bug bug, const char *name)
     return status;
 }
 
+/** 1 if another process could take the flock() of `path` now. */
+static int lock_is_free(const char *path)
+{
+    int fd = open(path, O_RDWR);
+    int free_now = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+    if (fd >= 0)
+        close(fd);
+    return free_now;
+}
+
+/** The lock that keeps n > 2^31 cases one at a time: held between take and release, only where
+    SCAN_BIG_CASE_LOCK names a file. (flock() locks of two descriptors exclude each other even in
+    one process.) */
+static void test_big_case_lock(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/big_case.lock", tmpdir);
+    unsetenv("SCAN_BIG_CASE_LOCK");
+    self_test_big_case_lock(1); /* no variable: nothing happens */
+    self_test_big_case_lock(0);
+    CHECK(!exists(path));
+    setenv("SCAN_BIG_CASE_LOCK", path, 1);
+    self_test_big_case_lock(1);
+    CHECK(exists(path) && !lock_is_free(path));
+    self_test_big_case_lock(0);
+    CHECK(lock_is_free(path));
+    unsetenv("SCAN_BIG_CASE_LOCK");
+}
+
 /** The --input mode writes the file only when every variant was right. */
 static void test_file_scan(void)
 {
@@ -582,6 +667,7 @@ int main(void)
     test_report();
     test_battery();
     test_file_scan();
+    test_big_case_lock();
 
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -62,6 +62,10 @@ int main(int argc, char **argv)
     double ms = cuda_time_median_ms(spin_work, &ns, 1, 5);
     printf("spin of 2 ms timed at %.3f ms\n", ms);
     CHECK(ms > 1.5 && ms < 20.0);
+    /* its spread: runs of a fixed wait agree (a spread of 0.5 would mean runs of 1.5 and 2.5 ms) */
+    const timing spin = cuda_timing_ms(spin_work, &ns, 1, 9);
+    printf("spin of 2 ms: median %.3f ms, spread %.1f %%\n", spin.median, 100.0 * spin.spread);
+    CHECK(spin.median > 1.5 && spin.spread >= 0.0 && spin.spread < 0.5);
 
     /* the memcpy baseline on 2^26 int32 (512 MiB moved): plausible bandwidth */
     size_t n = (size_t)1 << 26;
@@ -74,6 +78,8 @@ int main(int argc, char **argv)
     printf("cudaMemcpy D2D of 2^26 int32: %.3f ms, %.0f GB/s\n", copy_ms, gbs);
     CHECK(gbs > 50.0 && gbs < 20000.0);
     CHECK(cuda_memcpy_ms(b, a, 0, 3) == 0.0);
+    const timing copy = cuda_memcpy_timing_ms(b, a, n * 4, 10);
+    CHECK(copy.median > 0.0 && copy.spread >= 0.0 && cuda_memcpy_timing_ms(b, a, 0, 3).median == 0.0);
     CHECK(cuda_free_bytes() > 0);
     CUDA_CHECK(cudaFree(a));
     CUDA_CHECK(cudaFree(b));
