@@ -8,6 +8,9 @@
     course's objects; the radix sort's is compiled, and linked only when the course's CUB sort
     object is already built, which takes 30 s alone); chapter 01's stub prints its TODO line and
     its --self-test exits 1.
+ 2b. A starter of chapters 1-3 with its parts written (the course's code put back): make
+    SMS=90 all and make SMS=90 test pass in it, so that every build and test target tolerates
+    the chapters a copy leaves out (about a minute: the copy builds its own common/).
  3. The grader (GRADE_MAX_N=70000, to keep it short): chapter 01 unchanged scores every point;
     the starter's chapter 01 scores nothing for correctness; three bugs planted in chapter 01's
     part each lose the points of the item that catches it and keep the others, and a part that
@@ -101,6 +104,41 @@ def build_starter(copy, tmp):
     return built
 
 
+def fill_parts(copy):
+    """A student who has written every part: each part of every source of `copy` given the
+    course's own code."""
+    bodies = {name: body for _, _, ps in kit.sources_with_parts() for name, _, body in ps}
+    for folder, _, sources in kit.assignments():
+        for s in sources:
+            path = os.path.join(copy, folder, s)
+            if os.path.isfile(path):
+                text = open(path).read()
+                open(path, "w").write(kit.replace_parts(text, bodies, path))
+
+
+def make_in(copy, *args):
+    """make in a students' copy, as a student runs it (none of this make's variables)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "SMS", "CHAPTERS")}
+    return run(["make", "--no-print-directory"] + list(args), env=env, cwd=copy)
+
+
+def partial_copy_builds_and_tests(copy):
+    """A students' copy of some chapters only, its parts written: make all and make test pass
+    (every build and test target tolerates the chapters it leaves out)."""
+    fill_parts(copy)
+    status, out = make_in(copy, "-j2", "SMS=90", "all")
+    check("a starter of chapters 1-3, parts written: make SMS=90 all passes", status == 0,
+          out[-1500:])
+    if status == 0:
+        status, out = make_in(copy, "SMS=90", "test")
+        last = out.strip().splitlines()[-1] if out.strip() else ""
+        check("... and its make SMS=90 test passes", status == 0 and
+              re.match(r"^\d+ passed, 0 failed, \d+ skipped$", last) is not None,
+              "\n".join(l for l in out.splitlines() if l.startswith("FAIL"))[:1500] or out[-1500:])
+        print("     " + last)
+
+
 def grade(number, student, out, extra_env=None):
     env = dict(os.environ, GRADE_MAX_N="70000", GRADE_SEED="4242", **(extra_env or {}))
     status, text = run([sys.executable, os.path.join(kit.KIT, "grade.py"), "one", str(number),
@@ -189,6 +227,8 @@ def main():
         check("a starter of chapters 1-3 leaves out 04-09 and links none of them (make docs "
               "refuses links to missing pages)", status == 0 and not links and
               not os.path.exists(os.path.join(week1, "04_scan_then_fan")), "\n".join(links[:5]) or out)
+        if status == 0:
+            partial_copy_builds_and_tests(week1)
         built = dict(build_starter(copy, tmp))
         ch1 = built.get("01_cpu_serial")
         if ch1:
