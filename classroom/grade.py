@@ -3,9 +3,13 @@
 
     make grade CH=N STUDENT=path [OUT=dir]        one submission: a table on the terminal and
                                                   OUT/results.json (Gradescope's format)
-    make grade-class CH=N CLASS=folder [OUT=dir]  every submission in folder (one sub-folder or
-                                                  file each) into OUT/grades.csv, and one
-                                                  OUT/<name>/results.json each
+    make grade-class CH=N CLASS=folder [OUT=dir] [ONLY="names"]
+                                                  every submission in folder (one sub-folder or
+                                                  file each, or Gradescope's export) into
+                                                  OUT/grades.csv and OUT/gradescope_scores.csv,
+                                                  and one OUT/<name>/results.json each; ONLY
+                                                  regrades those, replacing their rows
+    make grade-setup CH=N                         what grading N needs, built once ahead
 
 N is a chapter number (1-8) or `radix`. STUDENT is the file the student handed in (for example
 decoupled_lookback.cu) or a folder holding it anywhere (their whole copy of the course, or
@@ -25,7 +29,10 @@ Items and points (docs/instructor.md has the rubric behind them):
   correctness point); radix sort: build 5, self-test 15, in place -, hidden 25 (keys, values,
   stability), sanitizers 10, speed 25 (against cub::DeviceRadixSort in the same run).
 Without a GPU the GPU items are "not graded here", stay out of the total, and the grade is
-marked partial: never a zero for a missing GPU.
+marked partial: never a zero for a missing GPU (nor, without nvcc, for a build that cannot be
+tried). Chapter 01 runs on OMP_NUM_THREADS 1, 3, 4 and 7 (CPU_THREADS), whatever the CPU count.
+Students see (results.json's output and visible items) only the items shown now; the hidden
+vectors are after_due_date, the notes for the instructor (likely copies) hidden, stdout hidden.
 Exit status: 0 graded (whatever the score); 2 bad arguments; 3 the grader itself failed.
 """
 import csv
@@ -126,8 +133,9 @@ class GradeError(Exception):
 
 def course_env():
     """The compilers, flags and objects of the course's last build. The flags come from
-    build/flags.txt, which every make rewrites when its flags change (`make SMS=90 grade` builds
-    common/ for sm_90 first): the students' code is then built exactly as the chapters were.
+    build/flags.txt, which every make rewrites when its flags change (make grade takes SMS and
+    DEBUG from it unless given, so it rebuilds nothing): the students' code is then built
+    exactly as the chapters were.
     `make classroom-env` is asked with a build folder of its own for the rest, because a make
     with other flags than the last build's would rewrite build/flags.txt, and the next make would
     rebuild everything."""
@@ -320,7 +328,7 @@ def similarity(theirs, solution):
 
 
 # A part this long (in tokens) and this alike in shape is reported as a likely copy; shorter
-# parts (the warp scan is about 60 tokens) coincide honestly, so only an exact shape is.
+# parts (the warp scan is 55 tokens, the tile draw 18) coincide honestly, so only an exact shape is.
 SIMILAR_TOKENS, SIMILAR_RATIO = 80, 0.9
 
 
@@ -781,12 +789,13 @@ def grade(number, student, out_dir, gpu, env):
         lines.append("The write-up (15 points in the course's rubric) is graded by hand.")
         lines += notes
         honest = None if not prepared else "failed" if reasons else "passed"
+        short = lambda i: re.split(r" \(| against|:", i["name"])[0]
         if not verdict:
-            lost = [i["name"].split(" (")[0] for i in items
-                    if i["status"] == "graded" and i["score"] < i["max_score"]]
-            verdict.append(("points lost: " + ", ".join(lost)) if lost else "ok")
+            lost = [short(i) for i in items if i["status"] == "graded" and i["score"] < i["max_score"]]
+            if lost or not partial:
+                verdict.append(("points lost: " + ", ".join(lost)) if lost else "ok")
         if partial:
-            verdict.append("partial: " + ", ".join(i["name"].split(" (")[0] for i in items
+            verdict.append("partial: " + ", ".join(short(i) for i in items
                                                     if i["status"] != "graded") + " not graded")
         tests = []
         for i in items:
