@@ -74,6 +74,7 @@ help:
 	@echo "  make grade-class CH=N CLASS=folder [OUT=dir] [ONLY=\"names\"]  a folder of submissions into"
 	@echo "                   grades.csv (ONLY: regrade those, their rows replaced); grading uses the last build's SMS"
 	@echo "  make gradescope-zip CH=N [OUT=file.zip]      Gradescope's autograder zip for chapter N (GRADE_SEED: yours)"
+	@echo "  make grade-setup CH=N                        build what grading N needs, ahead (Gradescope's setup.sh runs it)"
 	@echo "  make clean       remove build/ and every ./run"
 	@echo "  make help        this list"
 	@echo "Options: SMS=\"$(strip $(SMS))\": the GPU architectures to build for; by default the GPU of"

@@ -11,13 +11,25 @@
  2b. A starter of chapters 1-3 with its parts written (the course's code put back): make
     SMS=90 all and make SMS=90 test pass in it, so that every build and test target tolerates
     the chapters a copy leaves out (about a minute: the copy builds its own common/).
- 3. The grader (GRADE_MAX_N=70000, to keep it short): chapter 01 unchanged scores every point;
-    the starter's chapter 01 scores nothing for correctness; three bugs planted in chapter 01's
-    part each lose the points of the item that catches it and keep the others, and a part that
-    calls the CPU reference loses every correctness point to the honesty item; where there is no
-    GPU, chapter 02's GPU items say "not graded here" and the grade says partial; every
-    results.json has Gradescope's fields; grade-class writes one CSV row per student.
-It takes about 2 minutes on 2 busy cores (most of it nvcc); each check prints ok or FAIL.
+ 3. The grader (GRADE_MAX_N=70000, to keep it short): chapter 01 unchanged scores every point
+    (honesty shown passed, the build naming gcc's flags); the starter's chapter 01 scores nothing
+    for correctness; three bugs planted in chapter 01's part each lose the points of the item that
+    catches it and keep the others, and a part that calls the CPU reference loses every
+    correctness point to the honesty item; a part that ignores the slices' prefixes, graded on
+    one CPU with OMP_NUM_THREADS=1, still loses them (the grader sets the thread counts), with the
+    first failure and its header in the output; check_output.c finds wrong outputs; a copy with a
+    name changed is reported to the instructor only; chapter 04 from a week-2 copy is graded with
+    the course's carried parts; where there is no GPU, chapter 02's GPU items say "not graded
+    here" with the probe's reason, and the grade says partial.
+ 4. Later weeks: a starter of chapters 4-6 holds no solution of 01-06, and carry_parts.py brings
+    the week-1 parts into it.
+ 5. Gradescope, simulated: make gradescope-zip's zip unpacked and run (grade-setup, run_autograder)
+    without nvcc: chapter 02 gets no zero, chapter 01 hides its hidden output and total from
+    students, make grade rebuilds nothing, a broken grade.env gives a results.json that says so.
+ 6. A class from a Gradescope export: one row per submission with name, SID, email, time and a
+    status; ONLY= regrades one; gradescope_scores.csv. Every results.json has Gradescope's fields.
+It takes about 3 minutes on 2 busy cores (a minute of it the partial copy's own make all and
+make test, much of the rest nvcc); each check prints ok or FAIL.
 """
 import json
 import os
