@@ -153,7 +153,7 @@ def main():
         readme = os.path.join(work, "README.md")
         text = open(readme).read().split("\n", 1)
         with open(readme, "w") as f:
-            f.write(text[0] + "\n\n" + modified_notice(chapters, radix) + "\n" + text[1])
+            f.write(text[0] + "\n\n" + modified_notice(chapters, radix) + text[1])
         if os.path.isdir(target):
             os.rmdir(target)  # empty: checked above
         os.rename(work, target)
@@ -180,11 +180,12 @@ def modified_notice(chapters, radix):
     """The notice CC BY 4.0 asks of a modified copy (LICENSE-docs): what was changed, and when."""
     name, home = project()
     what = ", ".join(str(c) for c in sorted(chapters)) + (" and the radix sort" if radix else "")
-    return (f"*This copy was made from {name} ({home}) by `make starter` on "
+    where = home if home and not home.startswith("<") else "its address: the top of LICENSE"
+    return (f"This copy was made from {name} ({where}) by `make starter` on "
             f"{datetime.date.today().isoformat()}, and modified for a class: the students' parts "
             f"(chapters {what or 'none'}) are replaced by stubs, later chapters, the answers and "
             f"the instructor's guide are left out, and ASSIGNMENT.md is added. The licences are in "
-            f"LICENSE and LICENSE-docs.*\n")
+            f"LICENSE and LICENSE-docs.\n")
 
 
 def assignment_page(work, chapters, radix, left_out, stubbed):
