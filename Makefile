@@ -7,6 +7,25 @@
 #                                (default: this machine's GPU alone; without one, all of ALL_SMS
 #                                for make all, TEST_SMS for the rest; FAT=1: all of ALL_SMS)
 
+# make grade and make grade-class build students' code with the flags of the last build
+# (build/flags.txt), unless SMS or DEBUG is given: grading never rebuilds the course for other
+# architectures (after `make SMS=90 all`, a plain `make grade` is for sm_90 too).
+comma := ,
+ifneq ($(filter grade grade-class grade-setup,$(MAKECMDGOALS)),)
+  LAST_NVCC_FLAGS := $(shell sed -n 2p build/flags.txt 2>/dev/null)
+  ifeq ($(origin SMS),undefined)
+    ifneq ($(filter code=sm_%,$(subst $(comma), ,$(LAST_NVCC_FLAGS))),)
+      SMS := $(patsubst code=sm_%,%,$(filter code=sm_%,$(subst $(comma), ,$(LAST_NVCC_FLAGS))))
+    endif
+  endif
+  ifeq ($(origin DEBUG),undefined)
+    ifneq ($(filter -G,$(LAST_NVCC_FLAGS)),)
+      DEBUG := 1
+      export DEBUG
+    endif
+  endif
+endif
+
 include common/common.mk
 
 CHAPTER_DIRS := 01_cpu_serial 02_warp_shfl 03_block_scan 04_scan_then_fan \
@@ -21,7 +40,9 @@ CHAPTER_NUMBERS := $(foreach d,$(CHAPTER_DIRS),$(patsubst 0%,%,$(firstword $(sub
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 TEST_BIN := $(BUILD)/tests
-HOST_TESTS := $(TEST_BIN)/test_common $(TEST_BIN)/scan_networks $(TEST_BIN)/test_float_checks
+# chapter 09's float checks only where chapter 09 is (a students' copy may leave it out)
+HOST_TESTS := $(TEST_BIN)/test_common $(TEST_BIN)/scan_networks \
+              $(if $(wildcard 09_operators/float_checks.c),$(TEST_BIN)/test_float_checks)
 CUDA_TESTS := $(if $(NVCC),$(TEST_BIN)/cuda_probe $(TEST_BIN)/test_cuda_util)
 # The host code under AddressSanitizer and UndefinedBehaviorSanitizer: chapter 01 (all of it is
 # host code) and the unit tests of common/, built apart in build/asan, run by make test beside a
@@ -33,7 +54,8 @@ ASAN_BINS := $(ASAN_DIR)/cpu_serial $(ASAN_DIR)/test_common
 # The baselines of make bench: CUB and Thrust through the chapters' driver.
 BENCH_BASELINES := $(if $(NVCC),$(BUILD)/bench/baselines)
 
-.PHONY: help all common tests test check bench sanitize docs figures clean classroom-env starter grade grade-class $(READY)
+.PHONY: help all common tests test check bench sanitize docs figures clean classroom-env starter grade grade-class \
+        grade-setup gradescope-zip $(READY)
 .DEFAULT_GOAL := help
 
 help:
@@ -49,7 +71,10 @@ help:
 	@echo "  make figures     redraw the figures in docs/figures (from the models in tests/scan_networks.c)"
 	@echo "  make starter DIR=path [CHAPTERS=\"2 3 7\"]   the student's copy: their parts stubbed, no answers"
 	@echo "  make grade CH=N STUDENT=path [OUT=dir]       grade one submission (N = 1-8 or radix): table, results.json"
-	@echo "  make grade-class CH=N CLASS=folder [OUT=dir] grade a folder of submissions into grades.csv"
+	@echo "  make grade-class CH=N CLASS=folder [OUT=dir] [ONLY=\"names\"]  a folder of submissions into"
+	@echo "                   grades.csv (ONLY: regrade those, their rows replaced); grading uses the last build's SMS"
+	@echo "  make gradescope-zip CH=N [OUT=file.zip]      Gradescope's autograder zip for chapter N (GRADE_SEED: yours)"
+	@echo "  make grade-setup CH=N                        build what grading N needs, ahead (Gradescope's setup.sh runs it)"
 	@echo "  make clean       remove build/ and every ./run"
 	@echo "  make help        this list"
 	@echo "Options: SMS=\"$(strip $(SMS))\": the GPU architectures to build for; by default the GPU of"
@@ -201,7 +226,20 @@ grade:
 grade-class:
 	$(call KIT_TOOL,grade.py)
 	@$(MAKE) --no-print-directory $(GRADE_NEEDS)
-	@python3 classroom/grade.py class "$(CH)" "$(CLASS)" "$(OUT)"
+	@python3 classroom/grade.py class "$(CH)" "$(CLASS)" "$(OUT)" $(ONLY)
+
+# What grading chapter N needs, built once ahead (Gradescope's setup.sh runs it), so that no
+# submission waits for the course's own objects.
+grade-setup:
+	$(call KIT_TOOL,grade.py)
+	@$(MAKE) --no-print-directory $(GRADE_NEEDS)
+	@python3 classroom/grade.py setup "$(CH)"
+
+# Gradescope's autograder: the course, setup.sh and run_autograder at the top, and grade.env
+# (GRADE_CH, GRADE_SEED, SMS) in one zip (classroom/gradescope/make_zip.py).
+gradescope-zip:
+	$(call KIT_TOOL,gradescope/make_zip.py)
+	@python3 classroom/gradescope/make_zip.py "$(CH)" "$(OUT)"
 
 clean:
 	rm -rf $(BUILD) run $(addsuffix /run,$(CHAPTER_DIRS))

@@ -3,9 +3,13 @@
 
     make grade CH=N STUDENT=path [OUT=dir]        one submission: a table on the terminal and
                                                   OUT/results.json (Gradescope's format)
-    make grade-class CH=N CLASS=folder [OUT=dir]  every submission in folder (one sub-folder or
-                                                  file each) into OUT/grades.csv, and one
-                                                  OUT/<name>/results.json each
+    make grade-class CH=N CLASS=folder [OUT=dir] [ONLY="names"]
+                                                  every submission in folder (one sub-folder or
+                                                  file each, or Gradescope's export) into
+                                                  OUT/grades.csv and OUT/gradescope_scores.csv,
+                                                  and one OUT/<name>/results.json each; ONLY
+                                                  regrades those, replacing their rows
+    make grade-setup CH=N                         what grading N needs, built once ahead
 
 N is a chapter number (1-8) or `radix`. STUDENT is the file the student handed in (for example
 decoupled_lookback.cu) or a folder holding it anywhere (their whole copy of the course, or
@@ -25,11 +29,14 @@ Items and points (docs/instructor.md has the rubric behind them):
   correctness point); radix sort: build 5, self-test 15, in place -, hidden 25 (keys, values,
   stability), sanitizers 10, speed 25 (against cub::DeviceRadixSort in the same run).
 Without a GPU the GPU items are "not graded here", stay out of the total, and the grade is
-marked partial: never a zero for a missing GPU.
+marked partial: never a zero for a missing GPU (nor, without nvcc, for a build that cannot be
+tried). Chapter 01 runs on OMP_NUM_THREADS 1, 3, 4 and 7 (CPU_THREADS), whatever the CPU count.
+Students see (results.json's output and visible items) only the items shown now; the hidden
+vectors are after_due_date, the notes for the instructor (likely copies) hidden, stdout hidden.
 Exit status: 0 graded (whatever the score); 2 bad arguments; 3 the grader itself failed.
 """
-import array
 import csv
+import difflib
 import itertools
 import json
 import os
@@ -126,8 +133,9 @@ class GradeError(Exception):
 
 def course_env():
     """The compilers, flags and objects of the course's last build. The flags come from
-    build/flags.txt, which every make rewrites when its flags change (`make SMS=90 grade` builds
-    common/ for sm_90 first): the students' code is then built exactly as the chapters were.
+    build/flags.txt, which every make rewrites when its flags change (make grade takes SMS and
+    DEBUG from it unless given, so it rebuilds nothing): the students' code is then built
+    exactly as the chapters were.
     `make classroom-env` is asked with a build folder of its own for the rest, because a make
     with other flags than the last build's would rewrite build/flags.txt, and the next make would
     rebuild everything."""
@@ -291,10 +299,49 @@ def function_text(text, name):
     return None
 
 
+# C and CUDA words that renaming leaves alone (the shape of a part is what remains when every
+# other name is replaced by its order of first appearance).
+KEYWORDS = set("""auto break case char const continue default do double else enum extern float for
+goto if inline int long register restrict return short signed sizeof static struct switch typedef
+union unsigned void volatile while bool true false nullptr constexpr __global__ __device__
+__host__ __shared__ __restrict__ __forceinline__ __noinline__ size_t int32_t uint32_t int64_t
+uint64_t uint8_t int8_t uint16_t int16_t long pragma omp unroll""".split())
+
+
+def shape(text):
+    """A part's tokens with every name not in KEYWORDS renamed by its first appearance (v1, v2,
+    ...): two parts that differ only in their names have the same shape."""
+    names, out = {}, []
+    for t in tokens(text):
+        if re.match(r"^[A-Za-z_]\w*$", t) and t not in KEYWORDS:
+            t = names.setdefault(t, f"v{len(names) + 1}")
+        out.append(t)
+    return out
+
+
+def similarity(theirs, solution):
+    """(how alike the two parts are in shape, 0 to 1; the same tokens?; the same shape?)"""
+    a, b = shape(theirs), shape(solution)
+    same_tokens = tokens(theirs) == tokens(solution)
+    ratio = difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() if a or b else 1.0
+    return ratio, same_tokens, a == b
+
+
+# A part this long (in tokens) and this alike in shape is reported as a likely copy; shorter
+# parts (the warp scan is 55 tokens, the tile draw 18) coincide honestly, so only an exact shape is.
+SIMILAR_TOKENS, SIMILAR_RATIO = 80, 0.9
+
+
 def prepare(cfg, folder, sources, student):
-    """Read the student's files and make the graded sources. Returns (graded texts by source,
-    honesty reasons, notes for the instructor, the parts that still hold their stub)."""
-    graded, reasons, notes, stubs = {}, [], [], []
+    """Read the student's files and make the graded sources. Returns a dict: graded (the texts
+    by source), reasons (honesty), notes (for the student), instructor (notes for the
+    instructor only: likely copies), stubs (the parts that still hold their stub), similarity
+    (part -> share of the solution's shape). Only the parts whose home is this chapter are the
+    student's here: a part carried over from an earlier chapter (docs/CONVENTIONS.md §2) is
+    graded in its home chapter, and here the course's code of it is used."""
+    graded, reasons, notes, instructor, stubs, alike = {}, [], [], [], [], {}
+    homes = kit.part_homes()
+    carried = set()
     for s in sources:
         ref_path = os.path.join(ROOT, folder, s)
         ref_text = open(ref_path).read()
@@ -313,35 +360,50 @@ def prepare(cfg, folder, sources, student):
             reasons += r
             notes += n
             continue
+        own = [(name, body) for name, _, body in ref_parts if homes[name][0] == folder]
+        carried |= {name for name, _, _ in ref_parts if homes[name][0] != folder}
         theirs = {name: body for name, _, body in kit.parts(text, s)}
-        missing = [name for name, _, _ in ref_parts if name not in theirs]
+        missing = [name for name, _ in own if name not in theirs]
         if missing:
             raise kit.MarkerError(f"{s}: the markers of part(s) {', '.join(missing)} are missing; "
                                   f"the grader finds your code between them: put them back "
                                   f"(see ASSIGNMENT.md)")
         course_functions = defined_functions("".join(kit.outside(ref_text, s)))
         own_functions = set()
-        for body in theirs.values():
-            own_functions |= defined_functions(body)
-        for name, _, body in ref_parts:
+        for name, _ in own:
+            own_functions |= defined_functions(theirs[name])
+        for name, body in own:
             reasons += check_part(name, theirs[name])
             reasons += check_calls(name, theirs[name], body, course_functions, own_functions)
             if os.path.isfile(os.path.join(kit.KIT, "stubs", name + ".txt")) and \
-                    tokens(theirs[name]) == tokens(kit.stub(name)) and name not in stubs:
+                    tokens(theirs[name]) == tokens(kit.stub(name)):
                 stubs.append(name)
-            if tokens(theirs[name]) == tokens(body) and tokens(body):
-                notes.append(f"part {name} is token for token the course's published solution "
-                             f"(comments and blanks aside): look at it by hand")
+                continue
+            ratio, same_tokens, same_shape = similarity(theirs[name], body)
+            alike[name] = ratio
+            if same_tokens:
+                instructor.append(f"part {name} is token for token the course's published "
+                                  f"solution (comments and blanks aside): look at it by hand")
+            elif same_shape:
+                instructor.append(f"part {name} is the course's published solution with names "
+                                  f"changed (the same tokens otherwise): look at it by hand")
+            elif ratio >= SIMILAR_RATIO and len(tokens(body)) >= SIMILAR_TOKENS:
+                instructor.append(f"part {name} is {ratio:.0%} alike the course's published "
+                                  f"solution in its token shape (names aside): look at it by hand")
         changed = sum(1 for a, b in itertools.zip_longest(
             [l.rstrip() for l in "".join(kit.outside(text, s)).splitlines()],
             [l.rstrip() for l in "".join(kit.outside(ref_text, s)).splitlines()]) if a != b)
         if changed:
             notes.append(f"{s}: {changed} lines outside your parts differ from the course's; "
                          f"the grader used the course's text there")
-        graded[s] = kit.replace_parts(ref_text, theirs, s)
+        graded[s] = kit.replace_parts(ref_text, {name: theirs[name] for name, _ in own}, s)
+    if carried:
+        notes.append(f"carried over from earlier chapters, and graded there: "
+                     f"{', '.join(sorted(carried))}; the grader used the course's code of them here")
     if stubs:
         notes.append(f"not written yet (the stub is still there): {', '.join(stubs)}")
-    return graded, reasons, notes, stubs
+    return {"graded": graded, "reasons": reasons, "notes": notes, "instructor": instructor,
+            "stubs": stubs, "similarity": alike}
 
 
 def contest_source(ref_text, text, s):
@@ -520,24 +582,43 @@ class Build:
 # The hidden vectors
 # ---------------------------------------------------------------------------------------------
 
-def hidden_sizes(number, cfg):
-    """Sizes near the places where the chapter's structure changes, and one above 2^31 when
-    this machine can hold it (then marked big)."""
-    tile = cfg["tile"]
-    threads = None
-    if cfg.get("cpu"):  # the chapter's slices: omp_get_max_threads()
-        omp = os.environ.get("OMP_NUM_THREADS", "")
-        threads = int(omp) if omp.isdigit() else len(os.sched_getaffinity(0))
+# Chapter 01's thread counts: its slices come from omp_get_max_threads(), so the grader sets
+# OMP_NUM_THREADS itself, whatever the grading machine's CPU count: a part that ignores the
+# slices' prefixes passes with one thread, and a one-CPU container must not grade it right.
+CPU_THREADS = (1, 3, 4, 7)
+
+
+def omp_env(threads, **more):
+    """The environment of a chapter 01 run on `threads` OpenMP threads (never fewer: not
+    dynamic)."""
+    return dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_DYNAMIC="false", **more)
+
+
+def hidden_sizes(cfg, seed, threads=None):
+    """Sizes near the places where the chapter's structure changes: tile and grid boundaries
+    (for chapter 01, given `threads`, the slices of that many threads), whose offsets beyond
+    ±1 come from the seed, so that the sizes a student may read in this file are not all the
+    sizes graded."""
+    rng = random.Random(f"{seed}/{threads or cfg['tile']}")
     if threads:
-        sizes = [threads - 1, threads + 1, 7 * threads + 3, (1 << 20) + threads - 1,
-                 (1 << 24) + 5, 3000017]
+        sizes = [threads - 1, threads + 1, 7 * threads + rng.randrange(1, threads + 1),
+                 (1 << 20) + rng.randrange(1, 4096)]
     else:
-        sizes = [tile - 1, tile + 1, 2 * tile - 1, 3 * tile + 1, 1000 * tile + 17,
-                 (1 << 24) + 3, 50000017]
-    sizes += cfg.get("extra", [])
+        tile = cfg["tile"]
+        sizes = [tile - 1, tile + 1, 2 * tile - 1, 3 * tile + 1,
+                 rng.randrange(900, 1100) * tile + rng.randrange(1, tile),
+                 (1 << 24) + rng.randrange(1, 4096), 50000000 + rng.randrange(1, 100000)]
+        sizes += cfg.get("extra", [])
     cap = max_n()
-    sizes = sorted({s for s in sizes if s > 0 and (cap is None or s <= cap)})
-    return sizes
+    return sorted({s for s in sizes if s > 0 and (cap is None or s <= cap)})
+
+
+def shared_cpu_sizes(seed):
+    """Chapter 01's larger sizes, run with every thread count of CPU_THREADS."""
+    rng = random.Random(f"{seed}/cpu")
+    cap = max_n()
+    return [s for s in ((1 << 24) + rng.randrange(1, 4096), 3000000 + rng.randrange(1, 100000))
+            if cap is None or s <= cap]
 
 
 def big_size_fits():
@@ -558,7 +639,8 @@ def big_size_fits():
 
 
 def vector_file(folder, seed, n):
-    """The hidden vector of n random int32 (every bit pattern, so sums wrap) for this seed."""
+    """The hidden vector of n random int32 (every bit pattern, so sums wrap) for this seed,
+    written 64 MiB at a time."""
     path = os.path.join(folder, f"vector_{seed}_{n}.bin")
     if not os.path.isfile(path):
         rng = random.Random(seed * 1000003 + n)
@@ -573,46 +655,18 @@ def vector_file(folder, seed, n):
     return path
 
 
-def expected(path, radix, exclusive, segment=0):
-    """The right output for a vector file, computed once and kept beside it."""
-    done = path + (".sorted" if radix else (".exclusive" if exclusive else ".inclusive") +
-                   (f".segment{segment}" if segment else ""))
-    if not os.path.isfile(done):
-        data = expected_sort(path) if radix else expected_scan(path, exclusive, segment)
-        with open(done + ".tmp", "wb") as f:
-            f.write(data)
-        os.rename(done + ".tmp", done)
-    return open(done, "rb").read()
-
-
-def expected_scan(path, exclusive, segment=0):
-    """The inclusive or exclusive scan of the int32 file (every `segment` elements on their own
-    when segment is not 0), in Python: the grader's own check."""
-    a = array.array("i")
-    with open(path, "rb") as f:
-        a.frombytes(f.read())
-    if sys.byteorder != "little":
-        a.byteswap()
-    vals = []
-    step = segment or len(a) or 1
-    for first in range(0, len(a), step):
-        sums = list(itertools.accumulate(a[first:first + step],
-                                         lambda s, x: (s + x) & 0xffffffff, initial=0))
-        vals += sums[:-1] if exclusive else sums[1:]
-    out = array.array("i", ((v - (1 << 32)) if v >= (1 << 31) else v for v in vals))
-    return out.tobytes() if sys.byteorder == "little" else (out.byteswap() or out.tobytes())
-
-
-def expected_sort(path):
-    """The radix sort assignment's output for a file of uint32 keys: the keys sorted stably,
-    then their original indices."""
-    a = array.array("I")
-    with open(path, "rb") as f:
-        a.frombytes(f.read())
-    order = sorted(range(len(a)), key=lambda i: a[i])
-    keys = array.array("I", (a[i] for i in order))
-    vals = array.array("I", order)
-    return keys.tobytes() + vals.tobytes()
+def checker(env):
+    """build/grade/check_output (classroom/grader/check_output.c): the grader's own check of an
+    output, built once with the course's C compiler."""
+    src = os.path.join(kit.KIT, "grader", "check_output.c")
+    binary = os.path.join(env["BUILD"], "grade", "check_output")
+    if not os.path.isfile(binary) or os.path.getmtime(binary) < os.path.getmtime(src):
+        os.makedirs(os.path.dirname(binary), exist_ok=True)
+        status, out = run([env["CC"] or "gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
+                           src, "-o", binary])
+        if status:
+            raise GradeError("classroom/grader/check_output.c did not build:\n" + tail(out))
+    return binary
 
 
 # ---------------------------------------------------------------------------------------------
@@ -636,6 +690,48 @@ def last_line_is(out, pattern):
     return bool(lines) and re.match(pattern, lines[-1]) is not None
 
 
+FAILURE = re.compile(r"^\s*(FAIL|WRONG)\b|\bwrong\b|FAILED|^TODO ")
+
+
+def excerpt(out, n=14):
+    """What a failed run printed, for the student: its first lines (what ran), the first
+    failure with the lines under it (its header: size, pattern, variant, first wrong element),
+    and its last lines (the count); not a tail that starts mid-stream."""
+    lines = [l for l in out.rstrip().splitlines() if l.strip()]
+    if len(lines) <= n:
+        return "\n".join(lines)
+    first = next((i for i, l in enumerate(lines) if FAILURE.search(l)), None)
+    keep = list(range(3)) + (list(range(first, min(first + 6, len(lines)))) if first is not None
+                             else []) + list(range(len(lines) - 3, len(lines)))
+    out_lines, last = [], -1
+    for i in sorted(set(keep)):
+        if i > last + 1:
+            out_lines.append("  ...")
+        out_lines.append(lines[i])
+        last = i
+    return "\n".join(out_lines)
+
+
+def runs_of(cmd, envs, pattern):
+    """Run cmd once per (label, environment); (all passed?, output). The output has one line
+    per labelled run and the first failure's excerpt (or, with one unlabelled run, its own
+    lines)."""
+    lines, failure = [], None
+    for label, e in envs:
+        status, out = run(cmd, env=e)
+        ok = status == 0 and last_line_is(out, pattern)
+        last = ([l for l in out.strip().splitlines() if l.strip()] or ["(no output)"])[-1]
+        if label:
+            lines.append(f"{label}: {'passed' if ok else 'FAILED'}: {last}")
+        if not ok and failure is None:
+            failure = (label, status, out)
+    if failure is None:
+        return True, "\n".join(lines) if lines else tail(out, 14)
+    label, status, out = failure
+    return False, "\n".join(lines + ([f"the first failure ({label}):"] if label else []) +
+                            [excerpt(out), f"(exit status {status})"])
+
+
 def grade(number, student, out_dir, gpu, env):
     cfg = CHAPTERS[number]
     folder, sources = next((f, s) for f, n, s in kit.assignments() if n == number)
@@ -647,9 +743,11 @@ def grade(number, student, out_dir, gpu, env):
     vectors = os.path.join(env["BUILD"], "grade", "vectors")
     os.makedirs(vectors, exist_ok=True)
     single_pass = cfg.get("stress", False)
-    items, notes = [], []
+    cuda = any(s.endswith(".cu") for s in sources)
+    notes, instructor, similarity_of = [], [], {}
+    verdict = []  # why points were lost, in a few words (the class CSV's status)
     if not seed_set:
-        notes.append("GRADE_SEED is not set: the hidden vectors use the public default seed")
+        instructor.append("GRADE_SEED is not set: the hidden vectors use the public default seed")
 
     it_build = item("build (warnings are errors)", 5)
     it_honest = item("honesty: your own code in your parts", 0)
@@ -676,34 +774,93 @@ def grade(number, student, out_dir, gpu, env):
         partial = any(i["status"] != "graded" for i in items)
         total = sum(i["score"] for i in items)
         most = sum(i["max_score"] for i in items)
+        # What a student sees before the due date: the items shown now, never the hidden ones'
+        # points (Gradescope hides the total itself while an item is hidden).
+        later = [i for i in items if i["visibility"] != "visible" and i["max_score"]]
+        shown = [i for i in items if i["visibility"] == "visible"]
+        lines = [f"{folder}: {sum(i['score'] for i in shown):g} of "
+                 f"{sum(i['max_score'] for i in shown):g} points in the items shown now"
+                 + (f"; {', '.join(i['name'].split(' (')[0] for i in later)} "
+                    f"({sum(i['max_score'] for i in later):g} points) "
+                    f"{'is' if len(later) == 1 else 'are'} shown after the due date"
+                    if later else "") + "."]
+        if partial:
+            lines.append(partial_text(items, it_build, gpu))
+        lines.append("The write-up (15 points in the course's rubric) is graded by hand.")
+        lines += notes
+        honest = None if not prepared else "failed" if reasons else "passed"
+        short = lambda i: re.split(r" \(| against|:", i["name"])[0]
+        if not verdict:
+            lost = [short(i) for i in items if i["status"] == "graded" and i["score"] < i["max_score"]]
+            if lost or not partial:
+                verdict.append(("points lost: " + ", ".join(lost)) if lost else "ok")
+        if partial:
+            verdict.append("partial: " + ", ".join(short(i) for i in items
+                                                    if i["status"] != "graded") + " not graded")
+        tests = []
+        for i in items:
+            t = {k: i[k] for k in ("name", "score", "max_score", "output", "visibility")}
+            if i is it_honest and honest:
+                t["status"] = honest  # a gate, not points: Gradescope shows it passed or failed
+            tests.append(t)
+        if instructor:
+            tests.append({"name": "notes for the instructor", "score": 0.0, "max_score": 0,
+                          "output": "\n".join(instructor), "visibility": "hidden"})
         summary = (f"{folder}: {total:g} of {most:g} points"
-                   + (" (PARTIAL: some items were not graded here; see them below)" if partial else "")
-                   + ". The write-up (15 points in docs/instructor.md's rubric) is graded by hand.")
+                   + (" (PARTIAL: some items were not graded here; see them below)" if partial else ""))
         result = {"score": total, "execution_time": int(time.time() - start),
-                  "output": "\n".join([summary] + notes), "stdout_visibility": "visible",
-                  "tests": [{k: i[k] for k in ("name", "score", "max_score", "output", "visibility")}
-                            for i in items],
+                  "output": "\n".join(lines), "stdout_visibility": "hidden",
+                  "tests": tests,
                   "extra_data": {"chapter": str(number), "partial": partial, "max_score": most,
-                                 "seed_set": seed_set, "status": {i["name"]: i["status"] for i in items}}}
+                                 "seed_set": seed_set, "honesty": honest,
+                                 "status": {i["name"]: i["status"] for i in items},
+                                 "verdict": "; ".join(verdict), "summary": summary,
+                                 "instructor_notes": instructor,
+                                 "similarity": similarity_of}}
         with open(os.path.join(out_dir, "results.json"), "w") as f:
             json.dump(result, f, indent=2)
         return result
 
     # The student's parts, spliced into the course's source; honesty.
+    reasons, prepared = [], False
     try:
-        graded, reasons, more, stubs = prepare(cfg, folder, sources, student)
-    except (FileNotFoundError, kit.MarkerError, OSError) as e:
+        p = prepare(cfg, folder, sources, student)
+    except FileNotFoundError as e:
         it_build["output"] = str(e)
+        verdict.append("file missing: " + str(e).split(":")[0])
+    except kit.MarkerError as e:
+        it_build["output"] = str(e)
+        verdict.append("markers broken: " + str(e).split(";")[0])
+    except OSError as e:
+        it_build["output"] = str(e)
+        verdict.append(f"file unreadable: {e}")
+    if verdict:
         for i in items[1:]:
             i["output"] = "not run: there is nothing to build"
         return finish()
-    notes += more
+    prepared = True
+    graded, reasons, stubs = p["graded"], p["reasons"], p["stubs"]
+    notes += p["notes"]
+    instructor += p["instructor"]
+    similarity_of.update({k: round(v, 3) for k, v in p["similarity"].items()})
     it_honest["output"] = "\n".join(reasons) if reasons else \
         "no library, no host memory or copies, no course host code, no preprocessor tricks in your parts"
     if reasons:
         it_honest["output"] += ("\nBecause of this, every correctness item scores 0 (and so does "
                                 "speed): the grader cannot tell your code's results from the "
                                 "borrowed code's.")
+        verdict.append("honesty: " + re.sub(r"^part [\w-]+(, line \d+)?: ", "", reasons[0])[:90])
+
+    if cuda and not env.get("NVCC"):
+        # No CUDA compiler on this grading machine (Gradescope's image without the toolkit):
+        # nothing of the student's can be built or run here, which is not their fault.
+        why = ("there is no CUDA compiler (nvcc) on this grading machine, so a GPU chapter "
+               "cannot be built here")
+        not_here(it_build, why)
+        for i in items[2:]:
+            not_here(i, why)
+        verdict.append("not graded here: no nvcc")
+        return finish()
 
     b = Build(env, cfg, folder, sources, graded, work)
     if not b.build():
@@ -714,42 +871,44 @@ def grade(number, student, out_dir, gpu, env):
                                    "missing here; put everything your code needs inside a part)")
         for i in items[2:]:
             i["output"] = "not run: the build failed"
+        verdict.insert(0, "build failed")
         return finish()
     it_build["score"] = 5
-    it_build["output"] = "built with -Wall -Wextra -Werror (nvcc: -Werror all-warnings)"
+    it_build["output"] = ("built with the course's flags: " +
+                          ("nvcc -Werror all-warnings, host code -Wall -Wextra" if cuda else
+                           "gcc -std=c11 -Wall -Wextra -Werror"))
 
     def unavailable(i):
         if cfg.get("cpu"):
             return None
         return None if gpu[0] else f"{gpu[1]} (the probe: build/tests/cuda_probe)"
 
-    # Self-test.
+    # Chapter 01 runs on several thread counts (CPU_THREADS), the GPU chapters once.
     limit = max_n()
     n_args = ["-n", str(limit)] if limit else []
+    envs = ([(f"OMP_NUM_THREADS={k}", omp_env(k, GRADE_SEED=str(seed))) for k in CPU_THREADS]
+            if cfg.get("cpu") else [("", dict(os.environ, GRADE_SEED=str(seed)))])
     why = unavailable(it_self)
     if why:
         for i in [i for i in (it_self, it_stress, it_place, it_hidden, it_san, it_speed) if i]:
             not_here(i, why)
     else:
-        status, out = run([b.run, "--self-test"] + n_args, env=dict(os.environ, GRADE_SEED=str(seed)))
-        ok = status == 0 and last_line_is(out, r"^self-test passed: \d+ passed, 0 failed$")
+        ok, it_self["output"] = runs_of([b.run, "--self-test"] + n_args, envs,
+                                        r"^self-test passed: \d+ passed, 0 failed$")
         it_self["score"] = it_self["max_score"] if ok else 0
-        it_self["output"] = tail(out, 14) + ("" if ok else f"\n(exit status {status})")
         if it_stress:
-            status, out = run([b.run, "--stress", "200"] + n_args)
-            ok = status == 0 and last_line_is(out, r"^stress test passed")
+            ok, it_stress["output"] = runs_of([b.run, "--stress", "200"] + n_args, envs,
+                                              r"^stress test passed")
             it_stress["score"] = 5 if ok else 0
-            it_stress["output"] = tail(out) + ("" if ok else f"\n(exit status {status})")
         if it_place:
             h = b.harness_cpu() if cfg.get("cpu") else b.harness_gpu()
             if h is None:
                 it_place["output"] = "the in-place harness did not build:\n" + tail(b.log, 20)
             else:
-                status, out = run([h] + (["--self-test"] if cfg.get("cpu") else ["--in-place"]) +
-                                  n_args, env=dict(os.environ, GRADE_SEED=str(seed)))
-                ok = status == 0 and last_line_is(out, r"^in place passed: \d+ passed, 0 failed$")
+                ok, it_place["output"] = runs_of(
+                    [h] + (["--self-test"] if cfg.get("cpu") else ["--in-place"]) + n_args, envs,
+                    r"^in place passed: \d+ passed, 0 failed$")
                 it_place["score"] = 5 if ok else 0
-                it_place["output"] = tail(out, 10) + ("" if ok else f"\n(exit status {status})")
         hidden(b, cfg, it_hidden, vectors, seed)
         sanitizers(b, cfg, it_san, env, n_args)
         if it_speed:
@@ -759,6 +918,8 @@ def grade(number, student, out_dir, gpu, env):
         it_san["score"] = 0.0
         it_san["output"] += (f"\n(not scored: part(s) {', '.join(stubs)} still hold the stub, so "
                              f"the sanitizers had nothing of yours to judge there)")
+    if stubs:
+        verdict.insert(0, "not written: " + ", ".join(stubs))
     if reasons:
         for i in correctness + ([it_speed] if it_speed else []):
             if i["status"] == "graded" and i["score"]:
@@ -772,22 +933,50 @@ def grade(number, student, out_dir, gpu, env):
     return finish()
 
 
+def partial_text(items, it_build, gpu):
+    """The partial grade's line, in plain words: what was graded here and what was not."""
+    missing = [i for i in items if i["status"] != "graded" and i["name"] != items[1]["name"]]
+    if it_build["status"] != "graded":
+        return ("PARTIAL: nothing of your code could be built or run on this grading machine "
+                "(it has no CUDA compiler), so no item was graded here. Your parts are graded on "
+                "a machine with the CUDA Toolkit and a GPU; until then this grade says nothing "
+                "about them, and your total is not final.")
+    if any(i["name"].startswith("self-test") for i in missing):
+        return (f"PARTIAL: only the build and the honesty check were graded here (no GPU: "
+                f"{gpu[1]}). Correctness, the sanitizers and the speed need a GPU, so this grade "
+                f"does not tell working parts from the unchanged stubs: they are graded on a "
+                f"machine with a GPU, and your total is not final.")
+    return ("PARTIAL: " + ", ".join(i["name"].split(" (")[0] for i in missing) +
+            " not graded here (see each); your total is not final.")
+
+
 def hidden(b, cfg, it, vectors, seed):
     """Each hidden vector scanned inclusive and exclusive (sorted, for the radix sort), and one
-    scanned in place (--output naming the --input file); each output checked by the grader."""
-    sizes = hidden_sizes(None, cfg)
+    scanned in place (--output naming the --input file); each output checked, every element, by
+    the grader's own check_output. Chapter 01 runs each of CPU_THREADS on its slice sizes, and
+    every thread count on the larger sizes."""
+    check = checker(b.env)
+    modes = [False] if cfg.get("radix") else [False, True]
+    runs = []  # (n, exclusive, in place, threads)
+    if cfg.get("cpu"):
+        for k in CPU_THREADS:
+            runs += [(n, e, False, k) for n in hidden_sizes(cfg, seed, k) for e in modes]
+        for j, n in enumerate(shared_cpu_sizes(seed)):
+            runs += [(n, e, False, k) for k in CPU_THREADS for e in modes]
+        small = hidden_sizes(cfg, seed, CPU_THREADS[-1])
+        if small:
+            runs.append((small[-1], False, True, CPU_THREADS[-1]))
+    else:
+        sizes = hidden_sizes(cfg, seed)
+        runs += [(n, e, False, None) for n in sizes for e in modes]
+        if sizes and not cfg.get("radix"):
+            runs.append((sizes[len(sizes) // 2], False, True, None))
     big, big_why = big_size_fits()
-    runs, lines = [], []
-    for n in sizes + ([big] if big else []):
+    if big:
+        runs += [(big, e, False, CPU_THREADS[-1] if cfg.get("cpu") else None) for e in modes]
+    passed, lines = 0, []
+    for n, exclusive, in_place, threads in runs:
         path = vector_file(vectors, seed, n)
-        modes = [False] if cfg.get("radix") else [False, True]
-        for exclusive in modes:
-            runs.append((n, path, exclusive, False))
-    if sizes and not cfg.get("radix"):
-        middle = sizes[len(sizes) // 2]
-        runs.append((middle, vector_file(vectors, seed, middle), False, True))
-    passed = 0
-    for n, path, exclusive, in_place in runs:
         target = os.path.join(b.work, "hidden_out.bin")
         if os.path.exists(target):
             os.remove(target)
@@ -798,18 +987,27 @@ def hidden(b, cfg, it, vectors, seed):
         cmd = [b.run, "--input", target if in_place else path, "--output", target] + \
               (["--exclusive"] if exclusive else []) + \
               (["--variant", cfg["file_variant"]] if cfg.get("file_variant") else [])
-        status, out = run(cmd)
-        what = (f"n = {n}" + (", exclusive" if exclusive else "") + (", in place" if in_place else ""))
-        ok = status == 0 and os.path.isfile(target)
-        if ok and n <= (1 << 25):
-            ok = open(target, "rb").read() == expected(path, cfg.get("radix"), exclusive,
-                                                       cfg.get("segment", 0))
-            if not ok and status == 0:
-                what += " (the program said it was right, the grader's check says it is not)"
-        elif ok:
-            ok = os.path.getsize(target) == (8 if cfg.get("radix") else 4) * n
+        status, out = run(cmd, env=omp_env(threads) if threads else None)
+        what = (f"n = {n}" + (", exclusive" if exclusive else "") + (", in place" if in_place else "")
+                + (f", OMP_NUM_THREADS={threads}" if threads else ""))
+        if status != 0:
+            said = [l.strip() for l in out.splitlines() if FAILURE.search(l)]
+            ok, why = False, f"the program exited {status}: " + (said[0] if said else tail(out, 2))
+        else:
+            c, said = run([check, "sort" if cfg.get("radix") else "scan", path, target] +
+                          ([] if cfg.get("radix") else
+                           ["exclusive" if exclusive else "inclusive"] +
+                           ([str(cfg["segment"])] if cfg.get("segment") else [])))
+            ok, why = c == 0, said.strip() + ("" if c == 0 else
+                                              " (the program said it was right; the grader's "
+                                              "check says it is not)")
         passed += ok
-        lines.append(f"{'ok   ' if ok else 'WRONG'} {what}" + ("" if ok else ": " + tail(out, 3)))
+        if not ok:
+            lines.append(f"WRONG {what}: {why}")
+        elif len(runs) <= 24:
+            lines.append(f"ok    {what}")
+    if len(runs) > 24:
+        lines.append(f"ok    the other {passed} runs")
     if big_why:
         lines.append(f"(the n > 2^31 vector was not run: {big_why})")
     it["score"] = round(it["max_score"] * passed / len(runs), 2) if runs else 0.0
@@ -823,14 +1021,16 @@ def sanitizers(b, cfg, it, env, n_args):
             it["output"] = "the ASan/UBSan build failed:\n" + tail(out, 20)
             return
         cap = min(70000, max_n() or 70000)
+        threads = CPU_THREADS[-1]
         status, out = run([binary, "--self-test", "-n", str(cap)],
-                          env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0:exitcode=99",
-                                   UBSAN_OPTIONS="print_stacktrace=1:exitcode=99"))
+                          env=omp_env(threads, ASAN_OPTIONS="detect_leaks=0:exitcode=99",
+                                      UBSAN_OPTIONS="print_stacktrace=1:exitcode=99"))
         # a wrong result (exit 1) is the other items' business; this one counts what the
         # sanitizers report
         found = status not in (0, 1) or "ERROR: AddressSanitizer" in out or "runtime error:" in out
         it["score"] = 0 if found else 10
-        it["output"] = ("AddressSanitizer and UBSan, --self-test -n %d: " % cap) + \
+        it["output"] = (f"AddressSanitizer and UBSan, --self-test -n {cap}, OMP_NUM_THREADS="
+                        f"{threads}: ") + \
             ("FOUND ERRORS (exit %d)\n" % status + tail(out, 20) if found else "clean")
         return
     tool = sanitizer_path(env)
@@ -935,16 +1135,26 @@ def radix_speed(b, n):
 # ---------------------------------------------------------------------------------------------
 
 def print_table(result):
+    """The instructor's view (the terminal, and Gradescope's stdout, which students do not see):
+    every item with its output, hidden ones included, the notes for the instructor, the total."""
+    extra = result["extra_data"]
     log(f"{'item':<60} {'score':>7} {'max':>5}  status")
     log("-" * 86)
     for t in result["tests"]:
-        status = result["extra_data"]["status"][t["name"]]
-        log(f"{t['name']:<60} {t['score']:>7g} {t['max_score']:>5g}  {status}")
+        if t["name"] not in extra["status"]:
+            continue
+        status = extra["status"][t["name"]]
+        if "status" in t:  # the honesty gate
+            log(f"{t['name']:<60} {'-':>7} {'-':>5}  {t['status'].upper() if t['status'] == 'failed' else t['status']}")
+        else:
+            log(f"{t['name']:<60} {t['score']:>7g} {t['max_score']:>5g}  {status}"
+                + ("" if t["visibility"] == "visible" else f" ({t['visibility']})"))
     log("-" * 86)
     for t in result["tests"]:
         log(f"== {t['name']}\n{t['output']}")
     log("")
-    log(result["output"])
+    log(extra["summary"] + (f"\nstatus: {extra['verdict']}" if extra.get("verdict") else ""))
+    log("what the student sees:\n  " + result["output"].replace("\n", "\n  "))
 
 
 def parse_number(text):
@@ -958,9 +1168,147 @@ def parse_number(text):
     sys.exit(2)
 
 
+def gradescope_metadata(folder):
+    """Gradescope's export (Review Grades, Export Submissions) has a submission_metadata.yml
+    beside its submission_N/ folders: submission id -> {name, sid, email, created_at}, each
+    joined by '; ' for a group. Read with a few patterns (the file is YAML written by Ruby, with
+    :symbols as keys; the standard library has no YAML reader): {} when there is none."""
+    path = os.path.join(folder, "submission_metadata.yml")
+    if not os.path.isfile(path):
+        return {}
+    out, current = {}, None
+    for line in open(path, encoding="utf-8", errors="replace"):
+        top = re.match(r"^([A-Za-z0-9_.-]+):\s*$", line)
+        if top:
+            current = out.setdefault(top.group(1), {"name": [], "sid": [], "email": [],
+                                                    "created_at": []})
+            continue
+        m = re.match(r"^\s*-?\s*:(name|sid|email|created_at):\s*(.*?)\s*$", line)
+        if current is not None and m:
+            value = m.group(2).strip().strip("'\"")
+            current[m.group(1)].append(value)
+    return {k: {f: "; ".join(v) for f, v in d.items()} for k, d in out.items()}
+
+
+# What a class folder may hold besides the submissions: Gradescope's export's metadata, notes.
+NOT_SUBMISSIONS = re.compile(r"(^submission_metadata\.ya?ml$|\.(ya?ml|json|csv|txt|md|pdf)$)")
+
+CSV_HEAD = ["student", "score", "max_score", "partial"]
+CSV_TAIL = ["status", "notes", "instructor_notes", "similarity", "name", "sid", "email",
+            "submitted_at"]
+
+
+def class_row(e, r, meta):
+    """One student's row of grades.csv: their totals, each item, and why points were lost."""
+    extra = r["extra_data"]
+    cells = []
+    for t in r["tests"]:
+        if t["name"] not in extra["status"]:
+            continue
+        if "status" in t:
+            cells.append(t["status"])
+        elif extra["status"][t["name"]] == "graded":
+            cells.append(f"{t['score']:g}")
+        else:
+            cells.append(extra["status"][t["name"]])
+    m = meta.get(e, {})
+    return ([e, f"{r['score']:g}", f"{extra['max_score']:g}", "yes" if extra["partial"] else "no"] +
+            cells + [extra.get("verdict", ""), " | ".join(r["output"].splitlines()[1:]),
+                     " | ".join(extra.get("instructor_notes", [])),
+                     " ".join(f"{k}={v:.0%}" for k, v in extra.get("similarity", {}).items()),
+                     m.get("name", ""), m.get("sid", ""), m.get("email", ""),
+                     m.get("created_at", "")])
+
+
+def grade_class(number, path, out, gpu, env, only):
+    """Every submission in `path` into out/grades.csv (or, with `only`, those named, their rows
+    replaced in the grades.csv already there), and out/gradescope_scores.csv."""
+    meta = gradescope_metadata(path)
+    entries = sorted(e for e in os.listdir(path) if not e.startswith(".") and not
+                     (os.path.isfile(os.path.join(path, e)) and NOT_SUBMISSIONS.search(e)))
+    if not entries:
+        print(f"grade: {path} has no submissions: put one folder (or file) per student in it",
+              file=sys.stderr)
+        return 2
+    csv_path = os.path.join(out, "grades.csv")
+    old_rows, header = {}, None
+    if only:
+        unknown = [o for o in only if o not in entries]
+        if unknown:
+            print(f"grade: ONLY names {', '.join(unknown)}, which {path} does not hold; its "
+                  f"submissions are: {' '.join(entries[:20])}", file=sys.stderr)
+            return 2
+        if os.path.isfile(csv_path):
+            with open(csv_path, newline="") as f:
+                table = list(csv.reader(f))
+            header, old_rows = table[0], {row[0]: row for row in table[1:] if row}
+        entries = only
+    os.makedirs(out, exist_ok=True)
+    rows, names = dict(old_rows), None
+    for e in entries:
+        d = os.path.join(out, re.sub(r"[^A-Za-z0-9_.-]", "_", e))
+        os.makedirs(d, exist_ok=True)
+        log(f"grading {e} ...")
+        try:
+            r = grade(number, os.path.join(path, e), d, gpu, env)
+        except Exception as exc:  # one broken submission must not stop the class
+            log(f"  {e}: the grader failed on it ({type(exc).__name__}: {exc}); grade it alone")
+            rows[e] = [e, "", "", "", f"grader error: {type(exc).__name__}: {exc}"]
+            continue
+        names = names or [t["name"] for t in r["tests"] if t["name"] in r["extra_data"]["status"]]
+        rows[e] = class_row(e, r, meta)
+        log(f"  {e}: {r['score']:g} of {r['extra_data']['max_score']:g}"
+            + (" (partial)" if r["extra_data"]["partial"] else "") + f": {r['extra_data']['verdict']}")
+    head = CSV_HEAD + names + CSV_TAIL if names else header
+    if header and head != header:
+        log(f"note: {csv_path} had other columns; it is rewritten with this grader's")
+    if not head:
+        head = CSV_HEAD + ["status"]
+    ordered = [rows[k] for k in sorted(rows)]
+    with open(csv_path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(head)
+        w.writerows(ordered)
+    # Gradescope's score upload matches a row to a student by email or SID (its dialog asks which
+    # column is which): the totals of the grader, for an assignment graded here on a GPU.
+    at = {c: i for i, c in enumerate(head)}
+    with open(os.path.join(out, "gradescope_scores.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["Name", "SID", "Email", "Score"])
+        for row in ordered:
+            cell = lambda c: row[at[c]] if c in at and at[c] < len(row) else ""
+            w.writerow([cell("name") or row[0], cell("sid"), cell("email"), cell("score")])
+    log(f"grades.csv: {csv_path} ({len(ordered)} students"
+        + (f", {len(entries)} regraded" if only else "") + "); gradescope_scores.csv beside it")
+    return 0
+
+
+def setup(number):
+    """`make grade-setup CH=N`: build what grading chapter N needs once, ahead of the first
+    submission (Gradescope's setup.sh runs it): the course's own objects of the chapter (with
+    the last build's flags) and the grader's check."""
+    env = course_env()
+    folder, sources = next((f, s) for f, n, s in kit.assignments() if n == number)
+    checker(env)
+    if any(s.endswith(".cu") for s in sources) and not env.get("NVCC"):
+        log(f"grade-setup: no nvcc here, so {folder} is not built: its submissions will get "
+            f"'not graded here' for every item but honesty")
+        return 0
+    status, out = run(["make", "-s", "--no-print-directory", "-C", os.path.join(ROOT, folder),
+                       "all"] + env["MAKE_ARGS"])
+    if status:
+        raise GradeError(f"the course's {folder} did not build:\n" + tail(out, 20))
+    log(f"grade-setup: ready to grade {folder} (flags of build/flags.txt: {' '.join(env['MAKE_ARGS']) or 'defaults'})")
+    return 0
+
+
 def main(argv):
+    if argv[:1] == ["setup"] and len(argv) == 2:
+        return setup(parse_number(argv[1]))
     if len(argv) < 3 or argv[0] not in ("one", "class"):
-        print("usage: grade.py one CH STUDENT [OUT] | grade.py class CH FOLDER [OUT]", file=sys.stderr)
+        print("usage: grade.py one CH STUDENT [OUT] | grade.py class CH FOLDER [OUT [ONLY...]] | "
+              "grade.py setup CH",
+              file=sys.stderr)
         return 2
     mode, number, path = argv[0], parse_number(argv[1]), argv[2]
     if not path or not os.path.exists(path):
@@ -980,37 +1328,7 @@ def main(argv):
         print_table(result)
         log(f"results.json: {os.path.join(out, 'results.json')}")
         return 0
-    entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
-    if not entries:
-        print(f"grade: {path} is empty: put one folder (or file) per student in it", file=sys.stderr)
-        return 2
-    os.makedirs(out, exist_ok=True)
-    rows, names = [], None
-    for e in entries:
-        name = re.sub(r"[^A-Za-z0-9_.-]", "_", e)
-        d = os.path.join(out, name)
-        os.makedirs(d, exist_ok=True)
-        log(f"grading {e} ...")
-        try:
-            r = grade(number, os.path.join(path, e), d, gpu, env)
-        except Exception as exc:  # one broken submission must not stop the class
-            log(f"  {e}: the grader failed on it ({type(exc).__name__}: {exc}); grade it alone")
-            rows.append([e, "", "", "", f"grader error: {type(exc).__name__}: {exc}"])
-            continue
-        names = names or [t["name"] for t in r["tests"]]
-        rows.append([e, f"{r['score']:g}", f"{r['extra_data']['max_score']:g}",
-                     "yes" if r["extra_data"]["partial"] else "no"] +
-                    [f"{t['score']:g}" if r["extra_data"]["status"][t["name"]] == "graded"
-                     else r["extra_data"]["status"][t["name"]] for t in r["tests"]] +
-                    [" | ".join(r["output"].splitlines()[1:])])
-        log(f"  {e}: {r['score']:g} of {r['extra_data']['max_score']:g}"
-            + (" (partial)" if r["extra_data"]["partial"] else ""))
-    with open(os.path.join(out, "grades.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["student", "score", "max_score", "partial"] + names + ["notes"])
-        w.writerows(rows)
-    log(f"grades.csv: {os.path.join(out, 'grades.csv')} ({len(rows)} students)")
-    return 0
+    return grade_class(number, path, out, gpu, env, " ".join(argv[4:]).split())
 
 
 if __name__ == "__main__":

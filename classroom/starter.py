@@ -19,6 +19,7 @@ Nothing is written unless all of it can be: the copy is built in a temporary fol
 and renamed into place; DIR must not exist yet (or be an empty folder).
 Exit status: 0 written; 2 bad arguments (nothing written).
 """
+import datetime
 import os
 import re
 import shutil
@@ -91,14 +92,17 @@ def unlink(text, left_out):
 
 def plan(chapters, radix):
     """What the copy holds for these choices: (chapter folders kept, chapter folders left out,
-    names of the parts stubbed). Every part whose home is a chosen chapter (or the assignment)
-    is stubbed, in every source that has it."""
+    names of the parts stubbed). Every part whose home is a kept chapter is stubbed, in every
+    source that has it: the chosen chapters' parts, and those of the chapters before them (a
+    later week's copy must not hand out the earlier weeks' solutions; students bring their own
+    with carry_parts.py). With only the radix sort chosen, the chapters are there to read, and
+    only the assignment's parts are stubbed."""
     folders = [f for f, n, _ in kit.assignments() if n != "radix"]
     last = max(chapters) if chapters else None
     kept = [f for f in folders if last is None or kit.number_of(f) <= last]
     left_out = [f for f in folders if f not in kept]
     stubbed = {name for name, (folder, _, _) in kit.part_homes().items()
-               if kit.number_of(folder) in chapters or (radix and folder == kit.RADIX_DIR)}
+               if (chapters and folder in kept) or (radix and folder == kit.RADIX_DIR)}
     return kept, left_out, stubbed
 
 
@@ -144,7 +148,12 @@ def main():
             with open(os.path.join(work, rel), "w") as f:
                 f.write(PLACEHOLDER.format(title=title, anchor=anchor))
         with open(os.path.join(work, "ASSIGNMENT.md"), "w") as f:
-            f.write(assignment_page(work, chapters, radix, left_out))
+            f.write(assignment_page(work, chapters, radix, left_out, stubbed))
+        shutil.copy2(os.path.join(kit.KIT, "carry_parts.py"), os.path.join(work, "carry_parts.py"))
+        readme = os.path.join(work, "README.md")
+        text = open(readme).read().split("\n", 1)
+        with open(readme, "w") as f:
+            f.write(text[0] + "\n\n" + modified_notice(chapters, radix) + text[1])
         if os.path.isdir(target):
             os.rmdir(target)  # empty: checked above
         os.rename(work, target)
@@ -158,9 +167,31 @@ def main():
     return 0
 
 
-def assignment_page(work, chapters, radix, left_out):
-    """ASSIGNMENT.md: the parts to write, with every file and line that holds one."""
-    lines = ["# Your assignment {#assignment}", "",
+def project():
+    """(the project's name, its address) from the top of LICENSE, the one place they are set."""
+    text = open(os.path.join(kit.ROOT, "LICENSE")).read()
+    name = re.search(r"^Project: *(.+)$", text, re.M)
+    home = re.search(r"^Home: *(.+)$", text, re.M)
+    return (name.group(1).strip() if name else "GPU prefix sum, step by step",
+            home.group(1).strip() if home else "")
+
+
+def modified_notice(chapters, radix):
+    """The notice CC BY 4.0 asks of a modified copy (LICENSE-docs): what was changed, and when."""
+    name, home = project()
+    what = ", ".join(str(c) for c in sorted(chapters)) + (" and the radix sort" if radix else "")
+    where = home if home and not home.startswith("<") else "its address: the top of LICENSE"
+    return (f"This copy was made from {name} ({where}) by `make starter` on "
+            f"{datetime.date.today().isoformat()}, and modified for a class: the students' parts "
+            f"(chapters {what or 'none'}) are replaced by stubs, later chapters, the answers and "
+            f"the instructor's guide are left out, and ASSIGNMENT.md is added. The licences are in "
+            f"LICENSE and LICENSE-docs.\n")
+
+
+def assignment_page(work, chapters, radix, left_out, stubbed):
+    """ASSIGNMENT.md: the parts to write, with every file and line that holds one, and the parts
+    of earlier chapters that are stubbed too."""
+    lines = ["# Your assignment {#assignment}", "", modified_notice(chapters, radix),
              "Each part below is marked in the code by two comment lines,",
              "`/* [student part: NAME; explained in ...] */` and `/* [end of student part: NAME] */`.",
              "Write your code between them and keep both lines: the grader finds your code by them,",
@@ -182,14 +213,24 @@ def assignment_page(work, chapters, radix, left_out):
                     places.setdefault(m.group(2), []).append(f"`{rel}:{number}`")
     homes = kit.part_homes()
     order = list(homes)  # home chapters in order, each one's parts as its file has them
+    earlier = []
     for name in sorted(places, key=order.index):
         folder, _, where = homes[name]
         if not (kit.number_of(folder) in chapters or (radix and folder == kit.RADIX_DIR)):
+            if name in stubbed:
+                earlier.append(f"`{name}` ({folder})")
             continue
         lines.append(f"| `{name}` | {folder} | {where} | {', '.join(sorted(places[name]))} |")
+    if earlier:
+        lines += ["", f"The parts of the earlier chapters are stubbed in this copy too: "
+                  f"{', '.join(earlier)}. Bring the ones you wrote from your earlier copy, into "
+                  f"every place they appear: `python3 carry_parts.py ../your-earlier-copy` "
+                  f"(`--dry-run` lists what it would change; it never touches a part you have "
+                  f"already written here)."]
     lines += ["", "Check a chapter with `make chapter-N && ./run --self-test` (and, for chapters 06 "
               "and 07, `./run --stress 200`); `make test` runs every check that needs no GPU, and "
-              "the GPU ones where there is a GPU."]
+              "the GPU ones where there is a GPU. Until a part is written, its chapter's "
+              "self-test (and so `make test`) fails with the part's TODO line."]
     if 8 in chapters:
         lines += ["", "Chapter 08 is a speed contest: its whole kernel is yours to tune. It is "
                   "graded on correctness and on its speed as a share of a `cudaMemcpy` of the same "

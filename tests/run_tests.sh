@@ -283,7 +283,8 @@ QUICK_N=2^20
 
 echo "== host suites ($host_jobs at a time)"
 queue_suite "host unit tests" build/tests/test_common
-queue_suite "float checks (09, host data)" build/tests/test_float_checks
+[ -f 09_operators/float_checks.c ] &&  # a students' copy may leave chapter 09 out
+  queue_suite "float checks (09, host data)" build/tests/test_float_checks
 queue_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run serial
 queue_suite "conventions cited exist" check_citations
 if [ "$quick" -eq 1 ]; then

@@ -9,9 +9,10 @@ grades, with `make grade`'s grader:
     item compares the course's chapter with itself: about 25, or "noisy");
   - the default starter's copy of each: 0 for correctness, and no run hangs (each stub must fail
     fast: chapters 06 and 07 included);
-  - two bugs planted in a student part of each single-pass chapter (06, 07), which must lose every
-    correctness item and the speed (0 when an output is wrong), and one that only slows chapter
-    07's look-back down (20 us before every window), which must lose speed points only.
+  - two bugs planted in a student part of each single-pass chapter (06, 07, and 08's contest),
+    which must lose every correctness item and the speed (0 when an output is wrong), and one
+    that only slows chapter 07's look-back down (20 us before every window), which must lose
+    speed points only.
 It writes OUTDIR/summary.csv and prints one line per case: the case, what was expected, what
 happened, and `as expected` or `UNEXPECTED`. Exit status 1 if any case is unexpected.
 """
@@ -45,6 +46,16 @@ PLANTS = [
      [("store_descriptor(&descriptors[tile], pack_descriptor(TILE_AGGREGATE, aggregate));",
        "store_descriptor(&descriptors[tile], pack_descriptor(TILE_PREFIX, aggregate));")],
      {"self-test battery", "stress", "in place", "hidden vectors", "speed"}),
+    # chapter 08, the speed contest (the whole file is the student's): its look-back's two ways
+    # to be wrong, which every correctness item and the speed must catch
+    (8, "double-count-08", "08_memcpy_speed/memcpy_speed.cu",
+     [("const unsigned needed = prefix_lanes ? (prefix_lanes ^ (prefix_lanes - 1)) : FULL_MASK;",
+       "const unsigned needed = FULL_MASK;")],
+     {"self-test battery", "stress", "in place", "hidden vectors", "speed"}),
+    (8, "prefix-without-aggregate-08", "08_memcpy_speed/memcpy_speed.cu",
+     [("pack_descriptor(TILE_PREFIX, exclusive_prefix + aggregate));",
+       "pack_descriptor(TILE_PREFIX, exclusive_prefix));")],
+     {"self-test battery", "stress", "in place", "hidden vectors", "speed"}),
     (7, "slow-look-back", "07_decoupled_lookback/decoupled_lookback.cu",
      [("        const long long predecessor = window_last - lane;",
        "        __nanosleep(20000); /* planted: 20 us before every window */\n"
@@ -68,7 +79,7 @@ def scores(result):
                                                           "interleaved in one process", "speed")
             .replace("speed against cub", "speed"): (t["score"], t["max_score"],
                                                       result["extra_data"]["status"][t["name"]])
-            for t in result["tests"]}
+            for t in result["tests"] if t["name"] in result["extra_data"]["status"]}
 
 
 def main():

@@ -8,13 +8,28 @@
     course's objects; the radix sort's is compiled, and linked only when the course's CUB sort
     object is already built, which takes 30 s alone); chapter 01's stub prints its TODO line and
     its --self-test exits 1.
- 3. The grader (GRADE_MAX_N=70000, to keep it short): chapter 01 unchanged scores every point;
-    the starter's chapter 01 scores nothing for correctness; three bugs planted in chapter 01's
-    part each lose the points of the item that catches it and keep the others, and a part that
-    calls the CPU reference loses every correctness point to the honesty item; where there is no
-    GPU, chapter 02's GPU items say "not graded here" and the grade says partial; every
-    results.json has Gradescope's fields; grade-class writes one CSV row per student.
-It takes about 2 minutes on 2 busy cores (most of it nvcc); each check prints ok or FAIL.
+ 2b. A starter of chapters 1-3 with its parts written (the course's code put back): make
+    SMS=90 all and make SMS=90 test pass in it, so that every build and test target tolerates
+    the chapters a copy leaves out (about a minute: the copy builds its own common/).
+ 3. The grader (GRADE_MAX_N=70000, to keep it short): chapter 01 unchanged scores every point
+    (honesty shown passed, the build naming gcc's flags); the starter's chapter 01 scores nothing
+    for correctness; three bugs planted in chapter 01's part each lose the points of the item that
+    catches it and keep the others, and a part that calls the CPU reference loses every
+    correctness point to the honesty item; a part that ignores the slices' prefixes, graded on
+    one CPU with OMP_NUM_THREADS=1, still loses them (the grader sets the thread counts), with the
+    first failure and its header in the output; check_output.c finds wrong outputs; a copy with a
+    name changed is reported to the instructor only; chapter 04 from a week-2 copy is graded with
+    the course's carried parts; where there is no GPU, chapter 02's GPU items say "not graded
+    here" with the probe's reason, and the grade says partial.
+ 4. Later weeks: a starter of chapters 4-6 holds no solution of 01-06, and carry_parts.py brings
+    the week-1 parts into it.
+ 5. Gradescope, simulated: make gradescope-zip's zip unpacked and run (grade-setup, run_autograder)
+    without nvcc: chapter 02 gets no zero, chapter 01 hides its hidden output and total from
+    students, make grade rebuilds nothing, a broken grade.env gives a results.json that says so.
+ 6. A class from a Gradescope export: one row per submission with name, SID, email, time and a
+    status; ONLY= regrades one; gradescope_scores.csv. Every results.json has Gradescope's fields.
+It takes about 3 minutes on 2 busy cores (a minute of it the partial copy's own make all and
+make test, much of the rest nvcc); each check prints ok or FAIL.
 """
 import json
 import os
@@ -24,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # the kit's modules are imported: no __pycache__ in classroom/
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import kit  # noqa: E402
@@ -101,6 +117,41 @@ def build_starter(copy, tmp):
     return built
 
 
+def fill_parts(copy):
+    """A student who has written every part: each part of every source of `copy` given the
+    course's own code."""
+    bodies = {name: body for _, _, ps in kit.sources_with_parts() for name, _, body in ps}
+    for folder, _, sources in kit.assignments():
+        for s in sources:
+            path = os.path.join(copy, folder, s)
+            if os.path.isfile(path):
+                text = open(path).read()
+                open(path, "w").write(kit.replace_parts(text, bodies, path))
+
+
+def make_in(copy, *args):
+    """make in a students' copy, as a student runs it (none of this make's variables)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "SMS", "CHAPTERS")}
+    return run(["make", "--no-print-directory"] + list(args), env=env, cwd=copy)
+
+
+def partial_copy_builds_and_tests(copy):
+    """A students' copy of some chapters only, its parts written: make all and make test pass
+    (every build and test target tolerates the chapters it leaves out)."""
+    fill_parts(copy)
+    status, out = make_in(copy, "-j2", "SMS=90", "all")
+    check("a starter of chapters 1-3, parts written: make SMS=90 all passes", status == 0,
+          out[-1500:])
+    if status == 0:
+        status, out = make_in(copy, "SMS=90", "test")
+        last = out.strip().splitlines()[-1] if out.strip() else ""
+        check("... and its make SMS=90 test passes", status == 0 and
+              re.match(r"^\d+ passed, 0 failed, \d+ skipped$", last) is not None,
+              "\n".join(l for l in out.splitlines() if l.startswith("FAIL"))[:1500] or out[-1500:])
+        print("     " + last)
+
+
 def grade(number, student, out, extra_env=None):
     env = dict(os.environ, GRADE_MAX_N="70000", GRADE_SEED="4242", **(extra_env or {}))
     status, text = run([sys.executable, os.path.join(kit.KIT, "grade.py"), "one", str(number),
@@ -113,7 +164,9 @@ def grade(number, student, out, extra_env=None):
 
 
 def scores(result):
-    return {t["name"].split(" (")[0].split(":")[0]: t["score"] for t in result["tests"]}
+    """Item (short name) -> score, for the graded items (not the instructor's notes)."""
+    return {t["name"].split(" (")[0].split(":")[0]: t["score"] for t in result["tests"]
+            if t["name"] in result["extra_data"]["status"]}
 
 
 def valid_results(result, name):
@@ -161,6 +214,338 @@ PLANTS = {
 }
 
 
+UNSEEDED = ("scan_serial(in + begin, out + begin, end - begin, exclusive, prefix[t]);",
+            "scan_serial(in + begin, out + begin, end - begin, exclusive, 0u);")
+
+
+def planted(tmp, name, edits):
+    """Chapter 01 with `edits` made to it, as a student's file in tmp/plant_NAME/."""
+    text = open(os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c")).read()
+    for old, new in edits:
+        if old not in text:
+            check(f"plant {name} applies", False, f"no longer matches: {old[:60]}")
+            return None
+        text = text.replace(old, new)
+    path = os.path.join(tmp, "plant_" + name, "cpu_serial.c")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "w").write(text)
+    return path
+
+
+def student_view(result):
+    """Everything a student sees before the due date: the top-level output and the visible
+    items (stdout and the hidden and after-due-date items are not shown to them)."""
+    return "\n".join([result["output"]] + [t["name"] + "\n" + t["output"] for t in result["tests"]
+                                          if t["visibility"] == "visible"])
+
+
+def one_cpu_grader(tmp):
+    """A4: a part that ignores every slice's prefix is right on one thread; graded on one CPU
+    (taskset) with OMP_NUM_THREADS=1 in the grader's own environment, it must still lose every
+    correctness item, because the grader sets the thread counts itself."""
+    path = planted(tmp, "unseeded", [UNSEEDED])
+    if not path:
+        return
+    pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    env = dict(os.environ, GRADE_MAX_N="70000", GRADE_SEED="4242", OMP_NUM_THREADS="1")
+    out = os.path.join(tmp, "g_unseeded")
+    status, text = run(pin + [sys.executable, os.path.join(kit.KIT, "grade.py"), "one", "1", path,
+                              out], env=env)
+    r = json.load(open(os.path.join(out, "results.json"))) if status == 0 else None
+    s = scores(r) if r else {}
+    check("grade on one CPU, OMP_NUM_THREADS=1: the unseeded slices still lose self-test, in "
+          "place and hidden vectors" + (" (taskset -c 0)" if pin else " (no taskset here)"),
+          r is not None and all(s[k] == 0 for k in ("self-test battery", "in place")) and
+          s["hidden vectors"] < 25 and s["sanitizers"] == 10, json.dumps(s) or text[-800:])
+    if r:
+        self_test = next(t["output"] for t in r["tests"] if t["name"].startswith("self-test"))
+        check("the self-test item names the thread counts, and shows the first failure with "
+              "its header (what ran, the case, the first wrong element)",
+              "OMP_NUM_THREADS=1: passed" in self_test and "OMP_NUM_THREADS=3: FAILED" in self_test
+              and "self-test of 01_cpu_serial" in self_test and "FAIL n=" in self_test and
+              "first at index" in self_test, self_test[:900])
+        hidden = next(t["output"] for t in r["tests"] if t["name"].startswith("hidden"))
+        check("a wrong hidden vector says which element is wrong, and what it should be",
+              re.search(r"WRONG n = \d+.*OMP_NUM_THREADS=\d+: .*\d+ of \d+ elements wrong; (the )?"
+                        r"first at index \d+: expected -?\d+, got -?\d+", hidden) is not None,
+              hidden[:600])
+
+
+def check_output_catches(tmp):
+    """classroom/grader/check_output.c, the grader's own check of a hidden output: it accepts
+    the right outputs and finds a planted wrong element, an unstable sort and a short file."""
+    env = grade_env_of(tmp)
+    if not env:
+        return
+    sys.path.insert(0, kit.KIT)
+    import grade as g  # noqa: E402
+    binary = g.checker(env)
+    import struct
+    a = [5, -3, 2147483647, 1, 5, 7, -8]
+    n = len(a)
+    inp = os.path.join(tmp, "co_in.bin")
+    open(inp, "wb").write(struct.pack(f"<{n}i", *a))
+    sums, s = [], 0
+    for x in a:
+        s = (s + x) & 0xffffffff
+        sums.append(s - (1 << 32) if s >= 1 << 31 else s)
+    right = os.path.join(tmp, "co_right.bin")
+    open(right, "wb").write(struct.pack(f"<{n}i", *sums))
+    wrong = os.path.join(tmp, "co_wrong.bin")
+    open(wrong, "wb").write(struct.pack(f"<{n}i", *(sums[:4] + [sums[4] + 1] + sums[5:])))
+    keys = [x & 0xffffffff for x in a]
+    order = sorted(range(n), key=lambda i: keys[i])
+    stable = os.path.join(tmp, "co_sorted.bin")
+    open(stable, "wb").write(struct.pack(f"<{2 * n}I", *([keys[i] for i in order] + order)))
+    swapped = order[:]
+    i, j = order.index(0), order.index(4)  # the two keys 5
+    swapped[i], swapped[j] = swapped[j], swapped[i]
+    unstable = os.path.join(tmp, "co_unstable.bin")
+    open(unstable, "wb").write(struct.pack(f"<{2 * n}I", *([keys[k] for k in swapped] + swapped)))
+    got = [run([binary, "scan", inp, right, "inclusive"])[0],
+           run([binary, "scan", inp, wrong, "inclusive"]),
+           run([binary, "scan", inp, right, "exclusive"])[0],
+           run([binary, "sort", inp, stable])[0], run([binary, "sort", inp, unstable]),
+           run([binary, "sort", inp, right])[0]]
+    check("check_output: right outputs pass; a wrong element, an exclusive/inclusive mix-up, an "
+          "unstable sort and a short file fail", got[0] == 0 and got[1][0] == 1 and
+          "the first at index 4" in got[1][1] and got[2] == 1 and got[3] == 0 and
+          got[4][0] == 1 and "not stable" in got[4][1] and got[5] == 1, repr(got))
+
+
+def grade_env_of(tmp):
+    sys.path.insert(0, kit.KIT)
+    import grade as g  # noqa: E402
+    try:
+        return g.course_env()
+    except g.GradeError as e:
+        check("the grader finds the course's build", False, str(e))
+        return None
+
+
+def copies_and_carried(tmp, week1):
+    """C2, C3, D5: a copy with one name changed is still reported, to the instructor only; the
+    parts a chapter carries from earlier ones are taken from the course, and not reported."""
+    r = grade(1, planted(tmp, "renamed", [("uint32_t aggregate = 0;", "uint32_t total = 0;"),
+                                         ("aggregate += (uint32_t)in[i];", "total += (uint32_t)in[i];"),
+                                         ("prefix[t + 1] = aggregate;", "prefix[t + 1] = total;")]),
+              os.path.join(tmp, "g_renamed"))
+    if r:
+        notes = next((t for t in r["tests"] if t["name"] == "notes for the instructor"), None)
+        check("a copy of the solution with a name changed is reported as one, in an item hidden "
+              "from students, and not in what they see",
+              notes is not None and notes["visibility"] == "hidden" and
+              "names changed" in notes["output"] and "solution" not in student_view(r) and
+              r["extra_data"]["similarity"].get("three-steps") == 1.0,
+              json.dumps(r)[:900])
+    sys.path.insert(0, kit.KIT)
+    import grade as g  # noqa: E402
+    folder, sources = next((f, s) for f, n, s in kit.assignments() if n == 4)
+    week2 = os.path.join(tmp, "week2")
+    status, out = run([sys.executable, os.path.join(kit.KIT, "starter.py"), week2, "4", "5", "6"])
+    if status:
+        check("a starter of chapters 4-6 is written", False, out)
+        return
+    fill_parts(week2)  # as if the student had written everything (04's parts as the course's)
+    p = g.prepare(g.CHAPTERS[4], folder, sources, os.path.join(week2, folder))
+    ref = open(os.path.join(ROOT, folder, sources[0])).read()
+    carried = [n for n, (home, _, _) in kit.part_homes().items()
+               if home != folder and n in {x for x, _, _ in kit.parts(ref)}]
+    check("grading chapter 04: the carried parts (" + ", ".join(carried) + ") are the course's, "
+          "and only 04's own parts are compared with the solution",
+          p["graded"][sources[0]] == ref and carried and
+          not any(any(c in note for c in carried) for note in p["instructor"]) and
+          any("recursion" in note for note in p["instructor"]) and
+          any("carried over from earlier chapters" in note for note in p["notes"]),
+          json.dumps({k: v for k, v in p.items() if k != "graded"})[:900])
+
+
+def later_weeks(tmp, week1):
+    """B4: a later week's copy (chapters 4-6) hands out no earlier solution (02's warp scan and
+    03's parts are stubbed in 04-06 too, and in 01-03), and carry_parts.py brings a student's
+    own parts from their week-1 copy into every place they appear."""
+    week2 = os.path.join(tmp, "week2b")
+    status, out = run([sys.executable, os.path.join(kit.KIT, "starter.py"), week2, "4", "5", "6"])
+    _, _, stubbed = starter.plan({4, 5, 6}, False)
+    check("a starter of chapters 4-6 stubs the earlier chapters' parts too",
+          status == 0 and {"warp-scan", "ragged-load", "sklansky", "three-steps"} <= stubbed, out)
+    status, out = run([sys.executable, os.path.join(HERE, "check_starter.py"), week2] +
+                      [str(n) for n in range(1, 7)])  # every solution of 01-06, whatever plan() says
+    check("no solution line of chapters 1-6 survives in the starter of chapters 4-6", status == 0,
+          out[-1200:])
+    assignment = open(os.path.join(week2, "ASSIGNMENT.md")).read()
+    check("its ASSIGNMENT.md says how to bring the earlier parts (carry_parts.py)",
+          "python3 carry_parts.py" in assignment and "`warp-scan` (02_warp_shfl)" in assignment and
+          os.path.isfile(os.path.join(week2, "carry_parts.py")), assignment[-900:])
+    status, out = run([sys.executable, "carry_parts.py", week1], cwd=week2)
+    bodies = {name: body for _, _, ps in kit.sources_with_parts() for name, _, body in ps}
+    wrong = []
+    for folder, _, sources in kit.assignments():
+        for s in sources:
+            path = os.path.join(week2, folder, s)
+            if not os.path.isfile(path):
+                continue
+            for name, _, body in kit.parts(open(path).read(), path):
+                home = kit.number_of(kit.part_homes()[name][0])
+                if (body == bodies[name]) != (home in (1, 2, 3)):
+                    wrong.append(f"{folder}/{s}: {name}")
+    check("carry_parts.py brings the week-1 parts (01-03) into every file of week 2, and leaves "
+          "week 2's own parts stubbed", status == 0 and not wrong, "\n".join(wrong[:8]) + out[-600:])
+
+
+def gradescope_run(tmp):
+    """A2, A3, A5, B2, B3, D1: Gradescope's autograder as `make gradescope-zip` writes it,
+    unpacked and run in a folder of its own on a machine with no CUDA compiler (NVCC= : its
+    standard image): grade-setup builds ahead, for SMS="80 90"; a course's chapter 02 gets no zero
+    (every item "not graded here", out of 0), a chapter 01 is graded in full and shows students
+    neither the hidden item's output nor the total with it; make grade rebuilds nothing and keeps
+    the flags; a grade.env that is missing or lacks GRADE_CH gives a results.json that says so."""
+    zip_path = os.path.join(tmp, "gs.zip")
+    env = dict(os.environ, GRADE_SEED="4242", SMS="80 90")
+    status, out = run([sys.executable, os.path.join(kit.KIT, "gradescope", "make_zip.py"), "2",
+                       zip_path], env=env)
+    check("make gradescope-zip writes the zip", status == 0 and os.path.isfile(zip_path), out)
+    if status:
+        return
+    import zipfile
+    top = os.path.join(tmp, "gs")
+    src = os.path.join(top, "source")
+    with zipfile.ZipFile(zip_path) as z:
+        names = z.namelist()
+        z.extractall(src)
+        for info in z.infolist():
+            os.chmod(os.path.join(src, info.filename), (info.external_attr >> 16) & 0o777)
+    env_text = open(os.path.join(src, "grade.env")).read()
+    check("the zip has setup.sh, run_autograder (executable) and grade.env at its top",
+          {"setup.sh", "run_autograder", "grade.env"} <= set(names) and
+          os.access(os.path.join(src, "run_autograder"), os.X_OK) and "GRADE_CH=2" in env_text
+          and "GRADE_SEED=4242" in env_text and 'SMS="80 90"' in env_text, env_text)
+    # setup.sh's last step (its apt-get cannot run here); no nvcc, as on Gradescope's image
+    bare = {k: v for k, v in os.environ.items()
+            if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "SMS", "CHAPTERS",
+                         "GRADE_SEED", "GRADE_MAX_N", "DEBUG")}
+    bare.update(NVCC="", GRADE_MAX_N="70000", AUTOGRADER=top)
+    status, out = run(["make", "-s", "--no-print-directory", 'SMS=80 90', "grade-setup", "CH=2"],
+                      env=bare, cwd=src)
+    check("make grade-setup builds ahead without nvcc, and says what it cannot build",
+          status == 0 and "no nvcc here" in out, out[-800:])
+    objects = {f: os.path.getmtime(os.path.join(src, "build", "common", f))
+               for f in os.listdir(os.path.join(src, "build", "common")) if f.endswith(".o")}
+    flags = open(os.path.join(src, "build", "flags.txt")).read()
+
+    def autograde(submission, name):
+        sub = os.path.join(top, "submission")
+        shutil.rmtree(sub, ignore_errors=True)
+        os.makedirs(sub)
+        shutil.copy(submission, os.path.join(sub, name))
+        status, out = run(["bash", os.path.join(src, "run_autograder")], env=bare, cwd=top)
+        path = os.path.join(top, "results", "results.json")
+        return (json.load(open(path)) if os.path.isfile(path) else None), out
+
+    r, out = autograde(os.path.join(ROOT, "02_warp_shfl", "warp_shfl.cu"), "warp_shfl.cu")
+    if r:
+        valid_results(r, "chapter 02 on Gradescope without nvcc")
+        items = [t for t in r["tests"] if t["name"] in r["extra_data"]["status"]
+                 and not t["name"].startswith("honesty")]
+        check("Gradescope without nvcc: chapter 02 gets no zero: every item but honesty 'not "
+              "graded here', out of 0; the output says plainly that nothing was graded",
+              all(t["max_score"] == 0 and t["output"].startswith("not graded here: there is no "
+                                                                  "CUDA compiler") for t in items)
+              and r["extra_data"]["max_score"] == 0 and r["extra_data"]["partial"] and
+              "no item was graded here" in r["output"] and r["stdout_visibility"] == "hidden",
+              json.dumps(r)[:900])
+    else:
+        check("run_autograder wrote results.json (chapter 02)", False, out[-1200:])
+    open(os.path.join(src, "grade.env"), "w").write(env_text.replace("GRADE_CH=2", "GRADE_CH=1"))
+    r, out = autograde(os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c"), "cpu_serial.c")
+    if r:
+        hidden = next(t for t in r["tests"] if t["name"].startswith("hidden"))
+        seen = student_view(r)
+        check("Gradescope: chapter 01 graded in full (60), while students see neither the "
+              "hidden vectors' output nor a total that counts them, nor the copy notes",
+              r["score"] == 60 and hidden["visibility"] == "after_due_date" and
+              hidden["output"].splitlines()[0] not in seen and "60 of" not in seen and
+              "of 60" not in seen and
+              "35 of 35 points in the items shown now" in r["output"] and
+              "published solution" not in seen and r["stdout_visibility"] == "hidden",
+              seen[:900])
+    else:
+        check("run_autograder wrote results.json (chapter 01)", False, out[-1200:])
+    after = {f: os.path.getmtime(os.path.join(src, "build", "common", f)) for f in objects}
+    check("make grade (no SMS given) rebuilt nothing and kept the flags of grade-setup (SMS=\"80 "
+          "90\")", after == objects and open(os.path.join(src, "build", "flags.txt")).read() == flags
+          and "code=sm_80" in flags, flags)
+    for broken, why in ((None, "grade.env is missing"), ("GRADE_SEED=1\n", "does not set GRADE_CH")):
+        if broken is None:
+            os.remove(os.path.join(src, "grade.env"))
+        else:
+            open(os.path.join(src, "grade.env"), "w").write(broken)
+        r, out = autograde(os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c"), "cpu_serial.c")
+        check(f"run_autograder when {why}: a results.json that says so",
+              r is not None and why in r["output"] and "not set up right" in r["output"], out[-600:])
+
+
+def class_csv(tmp, copy):
+    """C1, C4, C5, C6, C7, D3: a Gradescope export of five submissions (submission_N/ folders and
+    submission_metadata.yml): one row each and none for the metadata, with the student's name,
+    SID, email and submission time; a status that tells the right, the unwritten, the borrowed, a
+    missing file and broken markers apart; the honesty gate as passed/failed; ONLY= regrades one
+    and updates its row; gradescope_scores.csv has the totals by SID and email."""
+    klass = os.path.join(tmp, "export")
+    ref = os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c")
+    subs = {"submission_101": ref, "submission_102": os.path.join(copy, "01_cpu_serial", "cpu_serial.c"),
+            "submission_103": planted(tmp, "borrows", [PLANTS["calls-the-reference"][1][0]]),
+            "submission_104": None, "submission_105": "markers"}
+    meta = []
+    for k, (sub, src) in enumerate(subs.items()):
+        os.makedirs(os.path.join(klass, sub))
+        if src == "markers":
+            text = open(ref).read().replace("/* [end of student part: three-steps] */", "")
+            open(os.path.join(klass, sub, "cpu_serial.c"), "w").write(text)
+        elif src:
+            shutil.copy(src, os.path.join(klass, sub, "cpu_serial.c"))
+        else:
+            open(os.path.join(klass, sub, "notes.txt"), "w").write("forgot the file\n")
+        meta += [f"{sub}:", "  :submitters:", f"  - :name: Student {k}", f"    :sid: '90{k}'",
+                 f"    :email: s{k}@example.edu", f"  :created_at: 2026-12-0{k + 1} 10:00:00 -0800"]
+    open(os.path.join(klass, "submission_metadata.yml"), "w").write("\n".join(meta) + "\n")
+    out = os.path.join(tmp, "g_class")
+    env = dict(os.environ, GRADE_MAX_N="70000", GRADE_SEED="4242")
+    status, text = run([sys.executable, os.path.join(kit.KIT, "grade.py"), "class", "1", klass,
+                        out], env=env)
+    import csv
+    rows = list(csv.DictReader(open(os.path.join(out, "grades.csv")))) if status == 0 else []
+    by = {r["student"]: r for r in rows}
+    want = {"submission_101": "ok", "submission_102": "not written: three-steps",
+            "submission_103": "honesty: ", "submission_104": "file missing",
+            "submission_105": "markers broken"}
+    check("grade-class on a Gradescope export: one row per submission, none for the metadata, "
+          "each with a status that says why", set(by) == set(want) and
+          all(by[k]["status"].startswith(v) for k, v in want.items()) and
+          "scan_reference" in by["submission_103"]["status"], text[-600:] + json.dumps(rows)[:900])
+    if set(by) == set(want):
+        honesty = [c for c in rows[0] if c.startswith("honesty")][0]
+        check("the class CSV: names, SIDs, emails and submission times from the metadata; the "
+              "honesty gate as passed/failed", by["submission_101"]["name"] == "Student 0" and
+              by["submission_101"]["sid"] == "900" and by["submission_103"]["email"] ==
+              "s2@example.edu" and by["submission_102"]["submitted_at"].startswith("2026-12-02")
+              and by["submission_101"][honesty] == "passed" and
+              by["submission_103"][honesty] == "failed", json.dumps(rows)[:900])
+        shutil.copy(ref, os.path.join(klass, "submission_102", "cpu_serial.c"))
+        status, text = run([sys.executable, os.path.join(kit.KIT, "grade.py"), "class", "1", klass,
+                            out, "submission_102"], env=env)
+        again = {r["student"]: r for r in csv.DictReader(open(os.path.join(out, "grades.csv")))}
+        check("ONLY=submission_102 regrades that one and updates its row, keeping the others",
+              status == 0 and again["submission_102"]["score"] == "60" and
+              again["submission_104"] == by["submission_104"] and len(again) == 5, text[-600:])
+        scores_csv = list(csv.DictReader(open(os.path.join(out, "gradescope_scores.csv"))))
+        check("gradescope_scores.csv: Name, SID, Email, Score for each student",
+              scores_csv and set(scores_csv[0]) == {"Name", "SID", "Email", "Score"} and
+              {(r["SID"], r["Email"], r["Score"]) for r in scores_csv} >=
+              {("900", "s0@example.edu", "60"), ("901", "s1@example.edu", "60")},
+              json.dumps(scores_csv)[:600])
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="kit_test_")
     try:
@@ -189,6 +574,12 @@ def main():
         check("a starter of chapters 1-3 leaves out 04-09 and links none of them (make docs "
               "refuses links to missing pages)", status == 0 and not links and
               not os.path.exists(os.path.join(week1, "04_scan_then_fan")), "\n".join(links[:5]) or out)
+        notice = "by `make starter` on "
+        check("the copy says it is modified, and from what (README.md, ASSIGNMENT.md)",
+              status == 0 and notice in open(os.path.join(week1, "README.md")).read() and
+              notice in open(os.path.join(week1, "ASSIGNMENT.md")).read(), out)
+        if status == 0:
+            partial_copy_builds_and_tests(week1)
         built = dict(build_starter(copy, tmp))
         ch1 = built.get("01_cpu_serial")
         if ch1:
@@ -208,6 +599,11 @@ def main():
                   full["score"] == most == 60 and not full["extra_data"]["partial"],
                   json.dumps(scores(full)))
             base = scores(full)
+            honesty = next(t for t in full["tests"] if t["name"].startswith("honesty"))
+            build = next(t for t in full["tests"] if t["name"].startswith("build"))
+            check("the honesty gate says passed (not 0 of 0); chapter 01's build names gcc's "
+                  "flags, not nvcc's", honesty.get("status") == "passed" and "gcc" in
+                  build["output"] and "nvcc" not in build["output"], json.dumps(full)[:600])
         stub = grade(1, os.path.join(copy, "01_cpu_serial"), os.path.join(tmp, "g_starter"))
         if stub:
             s = scores(stub)
@@ -247,29 +643,30 @@ def main():
                 valid_results(r, "chapter 02")
                 status = r["extra_data"]["status"]
                 gpu_items = [t for t in r["tests"] if not t["name"].startswith(("build", "honesty"))]
-                check("grade: chapter 02 without a GPU: its GPU items say 'not graded here', "
-                      "count 0 of 0, and the grade says partial",
+                probe_says = run([probe])[1].strip().splitlines()[-1]
+                check("grade: chapter 02 without a GPU: its GPU items say 'not graded here' with "
+                      "the probe's reason, count 0 of 0, and the grade says plainly that a stub "
+                      "would score the same",
                       all(status[t["name"]] == "not graded here" and t["max_score"] == 0 and
-                          t["output"].startswith("not graded here: ") for t in gpu_items)
-                      and r["extra_data"]["partial"] and "PARTIAL" in r["output"]
+                          t["output"].startswith("not graded here: " + probe_says)
+                          for t in gpu_items if t["name"] in status)
+                      and r["extra_data"]["partial"] and "PARTIAL" in r["output"] and
+                      "does not tell working parts from the unchanged stubs" in r["output"]
                       and scores(r)["build"] == 5, json.dumps(r)[:800])
+                if not os.path.exists("/usr/lib/x86_64-linux-gnu/libcuda.so.1") and \
+                        "libcuda.so.1" not in run(["ldconfig", "-p"])[1]:
+                    check("without a driver, the reason is 'no NVIDIA driver found'",
+                          "no NVIDIA driver found" in probe_says, probe_says)
         else:
             print("     (chapter 02's 'not graded here' check needs a machine without a GPU "
                   "and with nvcc: skipped)")
 
-        # the class form
-        klass = os.path.join(tmp, "class")
-        os.makedirs(os.path.join(klass, "ada"))
-        shutil.copy(ref, os.path.join(klass, "ada", "cpu_serial.c"))
-        shutil.copytree(os.path.join(copy, "01_cpu_serial"), os.path.join(klass, "bob"))
-        env = dict(os.environ, GRADE_MAX_N="70000", GRADE_SEED="4242")
-        status, out = run([sys.executable, os.path.join(kit.KIT, "grade.py"), "class", "1", klass,
-                           os.path.join(tmp, "g_class")], env=env)
-        rows = open(os.path.join(tmp, "g_class", "grades.csv")).read().splitlines() \
-            if status == 0 else []
-        check("grade-class: one CSV row per student, with their totals",
-              len(rows) == 3 and rows[1].startswith("ada,60,60,no") and rows[2].startswith("bob,5,60,"),
-              "\n".join(rows) or out[-800:])
+        one_cpu_grader(tmp)
+        check_output_catches(tmp)
+        copies_and_carried(tmp, week1)
+        later_weeks(tmp, week1)
+        gradescope_run(tmp)
+        class_csv(tmp, copy)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"classroom kit: {len(failures)} checks failed" + (f": {', '.join(failures)}" if failures else ""))

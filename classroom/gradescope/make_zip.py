@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""`make gradescope-zip CH=N [OUT=file.zip]`: Gradescope's autograder for chapter N (1-8, radix).
+
+The zip holds the course as git has it (the grader included: the zip is the instructor's, and
+Gradescope does not show it to students), with at its top the two files Gradescope runs,
+setup.sh and run_autograder (from classroom/gradescope/), and grade.env:
+
+    GRADE_CH=N          the chapter graded
+    GRADE_SEED=...      the hidden vectors' seed: $GRADE_SEED when set, else a new random one,
+                        printed (keep it: a regrade with the same seed gives the same vectors)
+    SMS=...             the GPU architecture setup.sh builds for ($SMS, default 90)
+
+Default OUT: build/gradescope/chapter-N.zip. Exit status: 0 written; 2 bad arguments.
+"""
+import os
+import secrets
+import stat
+import sys
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import kit  # noqa: E402
+import starter  # noqa: E402
+
+
+def fail(message):
+    print(f"gradescope-zip: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def main(argv):
+    ch = (argv[0] if argv else "").strip().lower()
+    offered = [str(n) for _, n, _ in kit.assignments() if n == "radix" or n <= 8]
+    if ch.lstrip("0") not in offered:
+        fail(f"CH='{ch}': give the chapter to grade, one of {' '.join(offered)}: "
+             f"make gradescope-zip CH=7")
+    ch = ch.lstrip("0")
+    out = os.path.abspath(argv[1] if len(argv) > 1 and argv[1] else
+                          os.path.join(kit.ROOT, "build", "gradescope", f"chapter-{ch}.zip"))
+    if not out.endswith(".zip"):
+        fail(f"OUT={out} does not end in .zip")
+    seed = os.environ.get("GRADE_SEED", "")
+    if seed and not seed.isdigit():
+        fail(f"GRADE_SEED={seed} is not a number")
+    new_seed = not seed
+    seed = seed or str(secrets.randbelow(10 ** 9) + 1)
+    sms = os.environ.get("SMS", "").strip() or "90"
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    tmp = out + ".tmp"
+
+    def add(z, name, data, executable=False):
+        info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+        info.external_attr = ((0o755 if executable else 0o644) | stat.S_IFREG) << 16
+        info.compress_type = zipfile.ZIP_DEFLATED
+        z.writestr(info, data)
+
+    with zipfile.ZipFile(tmp, "w") as z:
+        for rel in starter.tracked_files():
+            src = os.path.join(kit.ROOT, rel)
+            add(z, rel, open(src, "rb").read(), os.access(src, os.X_OK))
+        for name in ("setup.sh", "run_autograder"):
+            add(z, name, open(os.path.join(HERE, name), "rb").read(), True)
+        add(z, "grade.env", f"# made by make gradescope-zip\nGRADE_CH={ch}\nGRADE_SEED={seed}\n"
+                            f"SMS=\"{sms}\"\n")
+    os.replace(tmp, out)
+    print(f"gradescope-zip: wrote {out} (chapter {ch}, SMS={sms}, GRADE_SEED={seed}"
+          + (", a new random seed: keep it, and grade the GPU items with the same one"
+             if new_seed else "") + ")")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
