@@ -16,14 +16,19 @@
  *   harness --in-place [-n N]             every variant of the student's chapter scans in place
  *                                         (d_out == d_in): the battery's sizes up to N, four
  *                                         patterns, inclusive and exclusive, every element checked
- *   harness --speed VARIANT [-n N] [--rounds R] [--reps K]
+ *   harness --speed VARIANT [-n N] [--rounds R] [--reps K] [--warmup W]
  *                                         R rounds; each times a cudaMemcpy device-to-device of
  *                                         n elements, the student's VARIANT and the reference's
- *                                         (median of K launches each, the order of the two
- *                                         alternating from round to round; the output poisoned
- *                                         before every launch, outside the timing, and the last
- *                                         one of each round checked), then both outputs once
- *                                         more. Prints one line `speed: key=value ...`.
+ *                                         (median of K launches each after W untimed ones, the
+ *                                         order of the two alternating from round to round), then
+ *                                         both outputs once more. Before every launch the output
+ *                                         is poisoned, and after it (outside the timing) a kernel
+ *                                         of this file compares every element with the reference
+ *                                         on the GPU and counts the launches that were wrong:
+ *                                         a launcher that skips its work on some calls (a call
+ *                                         counter) is seen, whichever calls it skips. grade.py
+ *                                         draws n, R, K and W from a secret for each run.
+ *                                         Prints one line `speed: key=value ...`.
  * The seed is GRADE_SEED from the environment when set. Exit status: 0 passed (or measured and
  * right), 1 a result was wrong, 2 bad usage, 3 CUDA trouble (docs/CONVENTIONS.md §4).
  */
@@ -49,6 +54,7 @@ typedef struct harness_request {
     size_t n;                /**< -n (0: the default) */
     int rounds;              /**< --rounds */
     int reps;                /**< --reps */
+    int warmup;              /**< --warmup */
     uint64_t seed;           /**< GRADE_SEED, or the course's default */
     const gpu_chapter *student; /**< the student's chapter, once its main() has called in */
 } harness_request;
@@ -153,24 +159,48 @@ typedef struct timed {
 } timed;
 
 /**
- * Median ms of `reps` launches of `t` (after 3 untimed ones), each between two events. The output
- * is poisoned before every launch (outside the events), and the last launch's output is compared
- * with `ref` (`*right` is cleared if it is wrong): a launcher that skipped its work when the
- * output already held the answer would be timed doing nothing and caught here, not scored.
+ * Compare every element of `out` with `ref`: each block that finds a difference adds 1 to
+ * `*wrong`, so `*wrong` stays 0 only while every launch checked was right in every element.
  */
-static double time_launch(const timed *t, const int32_t *d_in, int32_t *d_out, size_t n, int reps,
-                          int32_t *out, const int32_t *ref, int *right)
+__global__ void count_wrong(const int32_t *out, const int32_t *ref, size_t n,
+                            unsigned long long *wrong)
+{
+    int differs = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        differs |= out[i] != ref[i];
+    if (__syncthreads_or(differs) && threadIdx.x == 0)
+        atomicAdd(wrong, 1ull);
+}
+
+/** Blocks of count_wrong(): enough to read the output at full speed, few enough to be cheap. */
+#define CHECK_BLOCKS 1024
+#define CHECK_THREADS 256
+
+/**
+ * Median ms of `reps` launches of `t` (after `warmup` untimed ones), each between two events.
+ * The output is poisoned before every launch (outside the events), and every launch's output,
+ * the untimed ones too, is compared with `d_ref` on the GPU after the stop event (outside the
+ * timing): `*d_wrong` counts the blocks of count_wrong() that saw a wrong element. A launcher
+ * that skipped its work on some calls, because the output already held the answer or because a
+ * counter said so, is timed doing nothing on those calls and is caught here, not scored.
+ */
+static double time_launch(const timed *t, const int32_t *d_in, int32_t *d_out, size_t n,
+                          int warmup, int reps, const int32_t *d_ref,
+                          unsigned long long *d_wrong)
 {
     cudaEvent_t start, stop;
     double *ms = (double *)xmalloc((size_t)reps * sizeof(double), "the timings");
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
-    for (int r = -3; r < reps; ++r) {
+    for (int r = -warmup; r < reps; ++r) {
         CUDA_CHECK(cudaMemsetAsync(d_out, POISON_BYTE, n * sizeof(int32_t), 0));
         CUDA_CHECK(cudaEventRecord(start, 0));
         t->ch->scan(t->v, d_in, d_out, n, 0, t->s.d, t->s.bytes);
         CUDA_CHECK(cudaEventRecord(stop, 0));
         CUDA_CHECK(cudaEventSynchronize(stop));
+        CUDA_CHECK_LAUNCH();
+        count_wrong<<<CHECK_BLOCKS, CHECK_THREADS>>>(d_out, d_ref, n, d_wrong);
         CUDA_CHECK_LAUNCH();
         float f;
         CUDA_CHECK(cudaEventElapsedTime(&f, start, stop));
@@ -179,22 +209,19 @@ static double time_launch(const timed *t, const int32_t *d_in, int32_t *d_out, s
     }
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
-    CUDA_CHECK(cudaMemcpy(out, d_out, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
-    if (verify_scan(ref, out, n).mismatches)
-        *right = 0;
     const double m = median(ms, reps);
     free(ms);
     return m;
 }
 
-/** Median ms of `reps` device-to-device copies of n elements. */
-static double time_memcpy(int32_t *d_dst, const int32_t *d_src, size_t n, int reps)
+/** Median ms of `reps` device-to-device copies of n elements (after `warmup` untimed ones). */
+static double time_memcpy(int32_t *d_dst, const int32_t *d_src, size_t n, int warmup, int reps)
 {
     cudaEvent_t start, stop;
     double *ms = (double *)xmalloc((size_t)reps * sizeof(double), "the timings");
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
-    for (int r = -3; r < reps; ++r) {
+    for (int r = -warmup; r < reps; ++r) {
         CUDA_CHECK(cudaEventRecord(start, 0));
         CUDA_CHECK(cudaMemcpyAsync(d_dst, d_src, n * sizeof(int32_t), cudaMemcpyDeviceToDevice, 0));
         CUDA_CHECK(cudaEventRecord(stop, 0));
@@ -231,7 +258,7 @@ static int speed(const gpu_chapter *student, const gpu_chapter *reference,
     if (vs < 0 || vr < 0)
         cli_fail(EXIT_USAGE, "--speed %s: no such variant in %s", rq->variant, student->prog.name);
     size_t n = rq->n ? rq->n : (size_t)1 << 26;
-    const double need = 2.0 * (double)n * sizeof(int32_t) +
+    const double need = 3.0 * (double)n * sizeof(int32_t) +
                         (double)(student->temp_bytes ? student->temp_bytes(vs, n) : 0) +
                         (double)(reference->temp_bytes ? reference->temp_bytes(vr, n) : 0);
     if (need > 0.9 * (double)cuda_free_bytes())
@@ -242,10 +269,15 @@ static int speed(const gpu_chapter *student, const gpu_chapter *reference,
     int32_t *ref = (int32_t *)xmalloc(n * sizeof(int32_t), "the reference");
     generate_input(in, n, PATTERN_RANDOM, rq->seed);
     scan_reference(in, ref, n, 0, student->prog.segment);
-    int32_t *d_in = NULL, *d_out = NULL;
+    int32_t *d_in = NULL, *d_out = NULL, *d_ref = NULL;
+    unsigned long long *d_wrong = NULL; /* [0]: the student's launches, [1]: the reference's */
     CUDA_CHECK(cudaMalloc((void **)&d_in, n * sizeof(int32_t)));
     CUDA_CHECK(cudaMalloc((void **)&d_out, n * sizeof(int32_t)));
+    CUDA_CHECK(cudaMalloc((void **)&d_ref, n * sizeof(int32_t)));
+    CUDA_CHECK(cudaMalloc((void **)&d_wrong, 2 * sizeof(unsigned long long)));
     CUDA_CHECK(cudaMemcpy(d_in, in, n * sizeof(int32_t), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_ref, ref, n * sizeof(int32_t), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_wrong, 0, 2 * sizeof(unsigned long long)));
     timed t[2] = {{student, vs, scratch_for(student, vs, n)},
                   {reference, vr, scratch_for(reference, vr, n)}};
     scratch_before_run(t[0].ch, t[0].v, &t[0].s);
@@ -254,13 +286,13 @@ static int speed(const gpu_chapter *student, const gpu_chapter *reference,
     double *ratio = (double *)xmalloc((size_t)rq->rounds * sizeof(double), "the timings");
     double *share_s = (double *)xmalloc((size_t)rq->rounds * sizeof(double), "the timings");
     double *share_r = (double *)xmalloc((size_t)rq->rounds * sizeof(double), "the timings");
-    int right[2] = {1, 1};
     for (int round = 0; round < rq->rounds; ++round) {
         double ms[2];
-        copy[round] = time_memcpy(d_out, d_in, n, rq->reps);
+        copy[round] = time_memcpy(d_out, d_in, n, rq->warmup, rq->reps);
         for (int k = 0; k < 2; ++k) {
             const int which = (round + k) % 2; /* the student first in even rounds */
-            ms[which] = time_launch(&t[which], d_in, d_out, n, rq->reps, out, ref, &right[which]);
+            ms[which] = time_launch(&t[which], d_in, d_out, n, rq->warmup, rq->reps, d_ref,
+                                    d_wrong + which);
         }
         share_s[round] = 100.0 * copy[round] / ms[0];
         share_r[round] = 100.0 * copy[round] / ms[1];
@@ -269,23 +301,30 @@ static int speed(const gpu_chapter *student, const gpu_chapter *reference,
                "(%.1f %%)\n", round, copy[round] * 1e3, ms[0] * 1e3, share_s[round],
                ms[1] * 1e3, share_r[round]);
     }
-    const int right_s = right[0] && output_right(&t[0], d_in, d_out, out, ref, n);
-    const int right_r = right[1] && output_right(&t[1], d_in, d_out, out, ref, n);
+    unsigned long long wrong[2];
+    CUDA_CHECK(cudaMemcpy(wrong, d_wrong, sizeof wrong, cudaMemcpyDeviceToHost));
+    const int right_s = wrong[0] == 0 && output_right(&t[0], d_in, d_out, out, ref, n);
+    const int right_r = wrong[1] == 0 && output_right(&t[1], d_in, d_out, out, ref, n);
+    const long checked = (long)rq->rounds * (rq->warmup + rq->reps);
     double lo = copy[0], hi = copy[0];
     for (int r = 1; r < rq->rounds; ++r) {
         lo = copy[r] < lo ? copy[r] : lo;
         hi = copy[r] > hi ? copy[r] : hi;
     }
     const double copy_median = median(copy, rq->rounds);
-    printf("speed: n=%zu variant=%s rounds=%d reps=%d student_pct=%.2f reference_pct=%.2f "
-           "ratio=%.4f memcpy_us=%.2f memcpy_spread_pct=%.2f student_right=%d reference_right=%d\n",
-           n, rq->variant, rq->rounds, rq->reps, median(share_s, rq->rounds),
+    printf("speed: n=%zu variant=%s rounds=%d reps=%d warmup=%d student_pct=%.2f "
+           "reference_pct=%.2f ratio=%.4f memcpy_us=%.2f memcpy_spread_pct=%.2f student_right=%d "
+           "reference_right=%d launches_checked=%ld student_wrong_blocks=%llu "
+           "reference_wrong_blocks=%llu\n",
+           n, rq->variant, rq->rounds, rq->reps, rq->warmup, median(share_s, rq->rounds),
            median(share_r, rq->rounds), median(ratio, rq->rounds), copy_median * 1e3,
-           100.0 * (hi - lo) / copy_median, right_s, right_r);
+           100.0 * (hi - lo) / copy_median, right_s, right_r, checked, wrong[0], wrong[1]);
     CUDA_CHECK(cudaFree(t[0].s.d));
     CUDA_CHECK(cudaFree(t[1].s.d));
     CUDA_CHECK(cudaFree(d_in));
     CUDA_CHECK(cudaFree(d_out));
+    CUDA_CHECK(cudaFree(d_ref));
+    CUDA_CHECK(cudaFree(d_wrong));
     free(in);
     free(out);
     free(ref);
@@ -330,6 +369,7 @@ int main(int argc, char **argv)
 {
     g_request.rounds = 7;
     g_request.reps = 20;
+    g_request.warmup = 3;
     const char *seed = getenv("GRADE_SEED");
     g_request.seed = seed && *seed ? strtoull(seed, NULL, 10) : CLI_DEFAULT_SEED;
     int mode_given = 0;
@@ -345,14 +385,17 @@ int main(int argc, char **argv)
             g_request.rounds = (int)whole("--rounds", argv[++i]);
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             g_request.reps = (int)whole("--reps", argv[++i]);
+        } else if (strcmp(argv[i], "--warmup") == 0 && i + 1 < argc) {
+            g_request.warmup = (int)whole("--warmup", argv[++i]);
         } else {
             cli_fail(EXIT_USAGE, "usage: harness --in-place [-n N] | --speed VARIANT [-n N] "
-                     "[--rounds R] [--reps K]");
+                     "[--rounds R] [--reps K] [--warmup W]");
         }
     }
-    if (!mode_given || g_request.rounds < 1 || g_request.reps < 1)
+    if (!mode_given || g_request.rounds < 1 || g_request.reps < 1 || g_request.warmup < 0 ||
+        g_request.rounds > 1000 || g_request.reps > 1000 || g_request.warmup > 1000)
         cli_fail(EXIT_USAGE, "usage: harness --in-place [-n N] | --speed VARIANT [-n N] "
-                 "[--rounds R] [--reps K]");
+                 "[--rounds R] [--reps K] [--warmup W] (R, K from 1, W from 0, each at most 1000)");
     char name[] = "run";
     char *args[] = {name, NULL};
     return student_main(1, args);
