@@ -24,10 +24,14 @@ GRADE_SPREAD_PCT (the widest spread of the memcpy times across the speed rounds 
 default 5), GRADE_RUNS (speed measurements tried before the item is called noisy, default 3).
 
 Items and points (docs/instructor.md has the rubric behind them):
-  build 5; self-test 15 (10 for single-pass chapters, which add stress 5); in place 5;
-  hidden vectors 25; sanitizers 10; speed 25; honesty 0 (a gate: failed, it takes every
-  correctness point); radix sort: build 5, self-test 15, in place -, hidden 25 (keys, values,
-  stability), sanitizers 10, speed 25 (against cub::DeviceRadixSort in the same run).
+  build 5 (none while a part holds its stub); self-test 15 (10 for single-pass chapters, which
+  add stress 5); in place 5; hidden vectors 25; sanitizers 10; speed 25; honesty 0 (a gate:
+  failed, it takes every point, the build's and the sanitizers' too); radix sort: build 5,
+  self-test 15, in place -, hidden 25 (keys, values, stability), sanitizers 10, speed 25
+  (against cub::DeviceRadixSort in the same run).
+Before any of the student's code runs, the grader makes and hashes its own files (the checker,
+the hidden vectors, the harnesses: class Made); as root, the student's programs run as nobody
+(class Sandbox).
 Without a GPU the GPU items are "not graded here", stay out of the total, and the grade is
 marked partial: never a zero for a missing GPU (nor, without nvcc, for a build that cannot be
 tried). Chapter 01 runs on OMP_NUM_THREADS 1, 3, 4 and 7 (CPU_THREADS), whatever the CPU count.
@@ -37,9 +41,11 @@ Exit status: 0 graded (whatever the score); 2 bad arguments; 3 the grader itself
 """
 import csv
 import difflib
+import hashlib
 import itertools
 import json
 import os
+import pwd
 import random
 import re
 import shutil
@@ -81,20 +87,25 @@ CHAPTERS = {
 # the description line, the modes and main): the kernel is theirs to tune, what is timed and checked is not.
 CONTEST_FIXED = ["lookback_temp_bytes", "lookback_scan", "describe_tiles", "two_streams_mode",
                  "main"]
+# What only the fixed functions may name: themselves, and the variant that calls CUB.
+CONTEST_GUARDED = CONTEST_FIXED + ["VARIANT_CUB"]
 
-# Parts that are host code: there `asm` is refused too (a host asm could end the process).
-HOST_PARTS = {"three-steps", "recursion", "digit-scan"}
-
-# What a student's part may not name (after comments and strings are removed), with why.
+# What a student's part may not name (in the code as the compiler reads it: normalise()), with
+# why. The library pattern takes any name with cub or thrust in it, in any case (VARIANT_CUB,
+# ThrustSort, cub_scan), except the words cube and cubic.
 FORBIDDEN = [
-    (r"\bcub\b|\bcub_\w*|\bCUB_\w*|\bthrust\b|\bthrust_\w*", "a library scan or sort (CUB, Thrust)"),
+    (r"(?i)\b\w*?(?:cub(?!e|ic)|thrust)\w*", "a library scan or sort (CUB, Thrust)"),
     (r"\b(scan_reference|generate_input|verify_scan|verify_report|self_test_run|scan_file_run|"
      r"gpu_chapter_main|sort_program_main|sort_reference|io_\w+|cli_\w+)\b",
      "the course's own host code (the CPU reference, the checks, the files)"),
-    (r"\b(malloc|calloc|realloc|free|xmalloc|new|delete)\b", "host memory (a scan on the host)"),
+    (r"\b(malloc|calloc|realloc|free|xmalloc|new|delete|aligned_alloc|posix_memalign|memalign|"
+     r"valloc|pvalloc|alloca|__builtin_\w*|__managed__)\b", "host memory (a scan on the host)"),
+    (r"\bstd\b", "the C++ standard library (host memory, threads, files)"),
     (r"\bcuda(Memcpy\w*|Malloc\w*|HostAlloc|HostRegister|HostGetDevicePointer|Free\w*|"
-     r"MemcpyToSymbol|MemcpyFromSymbol)\b", "copies or allocations (a scan on the host, or "
-     "memory outside the scratch the launcher is given)"),
+     r"MemcpyToSymbol|MemcpyFromSymbol|Graph\w*|GetDriverEntryPoint\w*|LaunchHostFunc|"
+     r"StreamAddCallback)\b|\bcuGetProcAddress\w*|\bcu[A-Z]\w*",
+     "copies or allocations (a scan on the host, or memory outside the scratch the launcher is "
+     "given), or the driver's functions"),
     (r"\b(fopen|freopen|fdopen|fclose|fread|fwrite|fgets|fscanf|open|read|write|close|mmap|dup|"
      r"dup2|popen|system|fork|exec\w*|dlopen|dlsym|getenv)\b", "files or other programs"),
     (r"\b(exit|_exit|_Exit|quick_exit|abort|atexit|at_quick_exit|longjmp|setjmp|signal|raise|"
@@ -102,6 +113,14 @@ FORBIDDEN = [
     (r"\b(extern|main|_Pragma|__attribute__|class|template|operator|typeid)\b",
      "declarations that reach outside the part"),
 ]
+# Host code inside a course function (chapter 01's three steps, chapter 04's recursion) keeps
+# nothing from one call to the next and waits on no memory: no static or volatile there.
+HOST_FUNCTION_FORBIDDEN = (r"\b(static|volatile|thread_local|_Thread_local)\b",
+                           "state kept from one call to the next, or a wait on memory")
+# What host code may call besides the solution's calls and the student's own functions:
+# the statements and operators that look like calls, and the launch checks.
+CALL_LIKE = set("""if for while switch return sizeof alignof _Alignof __alignof__ decltype
+typeof __typeof__ defined""".split())
 # The directives a part may hold: OpenMP and unrolling pragmas, and constants (a macro whose
 # value is only numbers and arithmetic cannot bring in anyone's code).
 PRAGMA_OK = re.compile(r"^\s*#\s*pragma\s+(omp|unroll|nounroll)\b")
@@ -231,10 +250,63 @@ def find_source(student, name):
     return found[0]
 
 
+# Trigraphs (C11 5.2.1.1; gcc replaces them under -std=c11): what each ??x stands for.
+TRIGRAPHS = {"=": "#", "/": "\\", "'": "^", "(": "[", ")": "]", "!": "|", "<": "{", ">": "}",
+             "-": "~"}
+# Digraphs (C11 6.4.6p3, C++ [lex.digraph]), longest first; C++'s `<::` (not followed by `:` or
+# `>`) is `<` then `::`, not `<:` then `:`.
+DIGRAPH = re.compile(r"%:%:|%:|<:(?!:(?![:>]))|:>|<%|%>")
+DIGRAPHS = {"%:%:": "##", "%:": "#", "<:": "[", ":>": "]", "<%": "{", "%>": "}"}
+# The lexer of normalise(): comments, raw strings (refused), pp-numbers (C++14's 1'000 too),
+# identifiers, string and character literals; whatever lies between is punctuation and blanks.
+LEXEME = re.compile(r"(?P<comment>//[^\n]*|/\*.*?\*/)|(?P<raw>(?<!\w)(?:u8|u|U|L)?R\")|"
+                    r"(?P<number>\.?\d(?:[eEpP][+-]|'[0-9A-Za-z_]|[\w.])*)|(?P<name>[A-Za-z_]\w*)|"
+                    r"(?P<literal>\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*')", re.S)
+
+
+def splice(text):
+    """Translation phases 1 and 2: trigraphs replaced, every backslash-newline removed (a
+    backslash and blanks before the newline too, which gcc takes with a warning). The lines a
+    splice joins are kept as empty lines after the joined one, so line numbers stay."""
+    text = re.sub(r"\?\?([=/'()!<>-])", lambda m: TRIGRAPHS[m.group(1)], text)
+    out, joined, taken = [], "", 0
+    for line in text.split("\n"):
+        m = re.search(r"\\[ \t]*$", line)
+        if m:
+            joined += line[:m.start()]
+            taken += 1
+            continue
+        out += [joined + line] + [""] * taken
+        joined, taken = "", 0
+    if taken:
+        out += [joined] + [""] * (taken - 1)
+    return "\n".join(out)
+
+
+def normalise(text, literals=False):
+    """The text as the compiler reads it, for every check: trigraphs and splices undone
+    (splice()), comments blanked, digraphs spelled as their tokens (`%:` is `#`, `<%` is `{`),
+    and string and character literals blanked unless `literals` (line numbers kept). A raw string
+    literal (R"...", which this lexer cannot read) is left as the mark R"\x00 for check_text()."""
+    out = []
+
+    def blank(s):
+        return re.sub(r"[^\n]", " ", s)
+
+    text, at = splice(text), 0
+    for m in LEXEME.finditer(text):
+        out.append(DIGRAPH.sub(lambda d: DIGRAPHS[d.group(0)], text[at:m.start()]))
+        kind = m.lastgroup
+        out.append(blank(m.group(0)) if kind == "comment" or (kind == "literal" and not literals)
+                   else 'R"\x00' if kind == "raw" else m.group(0))
+        at = m.end()
+    out.append(DIGRAPH.sub(lambda d: DIGRAPHS[d.group(0)], text[at:]))
+    return "".join(out)
+
+
 def strip_code(text):
-    """The text with comments and string and character literals blanked (newlines kept)."""
-    pattern = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-    return pattern.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    """The code as the compiler reads it, comments and literals blanked (normalise())."""
+    return normalise(text)
 
 
 def tokens(text):
@@ -268,17 +340,147 @@ def check_calls(name, body, solution, course_functions, own_functions):
     return reasons
 
 
-def check_part(name, body):
-    """Reasons why a part's code is not acceptable (empty: it is)."""
+def check_text(where, code):
+    """Reasons why code (normalise()d) is not what a part may be, whatever the chapter: token
+    pasting (`##`, `%:%:`), a `#` that is not a directive's, a raw string literal, and brackets
+    that close more than the part opened or leave some open (a part that closes its function
+    can write code at file scope, and reopen one after it)."""
     reasons = []
-    for number, line in enumerate(body.splitlines(), 1):
+    for number, line in enumerate(code.splitlines(), 1):
+        if "##" in line:
+            reasons.append(f"{where}, line {number}: token pasting (##, %:%:): it makes names the "
+                           f"checks cannot read")
+        elif "#" in line.lstrip()[1:] or ("#" in line and not line.lstrip().startswith("#")):
+            reasons.append(f"{where}, line {number}: a # that does not begin a directive")
+        if 'R"\x00' in line:
+            reasons.append(f"{where}, line {number}: a raw string literal (R\"...\"): write an "
+                           f"ordinary string")
+    opened, stack = {"{": "}", "(": ")", "[": "]"}, []
+    for m in re.finditer(r"[{}()\[\]]", code):
+        c = m.group(0)
+        line = code.count("\n", 0, m.start()) + 1
+        if c in opened:
+            stack.append((c, line))
+        elif not stack or opened[stack[-1][0]] != c:
+            reasons.append(f"{where}, line {line}: this '{c}' closes a bracket the part did not "
+                           f"open: a part must stay inside the function (or the file scope) it "
+                           f"is written in")
+            break
+        else:
+            stack.pop()
+    else:
+        if stack:
+            reasons.append(f"{where}, line {stack[-1][1]}: this '{stack[-1][0]}' is not closed "
+                           f"inside the part: a part must end where it began")
+    return reasons
+
+
+def device_header(header):
+    """1 if a function header (the text before its '{') declares a __global__ or __device__
+    function that is not also __host__."""
+    return bool(re.search(r"\b__(global|device)__\b", header) and
+                not re.search(r"\b__host__\b", header))
+
+
+def context_at(code):
+    """Where the end of code (normalise()d) is: 'host' or 'device' (inside such a function, or a
+    brace nested in one) or 'file' (at file scope)."""
+    stack, header_start = [], 0
+    for m in re.finditer(r"[{};]", code):
+        c = m.group(0)
+        if c == "{":
+            stack.append(stack[-1] if stack else
+                         "device" if device_header(code[header_start:m.start()]) else "host")
+        elif c == "}" and stack:
+            stack.pop()
+        if not stack and c in ";}":
+            header_start = m.end()
+    return stack[0] if stack else "file"
+
+
+def context_of_parts(ref_text, path="(text)"):
+    """Where each part of the course's source sits: 'host', 'device' or 'file' (context_at())."""
+    where, before = {}, []
+    for s in kit.split(ref_text, path):
+        if s[0] == "part":
+            where[s[1]] = context_at(strip_code("".join(before)))
+            before += [s[3]] + s[4] + [s[5]]
+        else:
+            before += s[1]
+    return where
+
+
+def host_code(code, context):
+    """The host code of a part (normalise()d): all of it inside a host function, none inside a
+    device function, and at file scope everything but the bodies of __global__ and __device__
+    functions (blanked, lines kept)."""
+    if context != "file":
+        return code if context == "host" else ""
+    out, at, depth, start, device = [], 0, 0, 0, False
+    for m in re.finditer(r"[{};]", code):
+        c = m.group(0)
+        if c == "{":
+            if depth == 0:
+                header = re.split(r"[;}]", code[:m.start()])[-1]
+                device = device_header(header)
+                start = m.end()
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+            if depth == 0 and device:
+                out.append(code[at:start])
+                out.append(re.sub(r"[^\n]", " ", code[start:m.start()]))
+                at = m.start()
+    out.append(code[at:])
+    return "".join(out)
+
+
+def calls_in(code):
+    """The names code calls (a name before '(' or a launch's '<<<'), with the line of each."""
+    return [(m.group(1), code.count("\n", 0, m.start()) + 1, m.group(2) == "<<<")
+            for m in re.finditer(r"\b([A-Za-z_]\w*)\s*(\(|<<<)", code)]
+
+
+def check_host_calls(name, body, solution, context, own_functions):
+    """In a part's host code, every call must be one the course's solution of the part makes,
+    one of the student's own functions, a kernel launch or a CUDA_CHECK*: a part may not reach
+    the host's memory, copies or drivers by a name the forbidden list does not know."""
+    host = host_code(strip_code(body), context)
+    if not host.strip():
+        return []
+    allowed = {c for c, _, _ in calls_in(strip_code(solution))} | own_functions | CALL_LIKE | \
+        KEYWORDS
+    reasons = []
+    for call, line, launch in calls_in(host):
+        if launch or call in allowed or call.startswith("CUDA_CHECK"):
+            continue
+        reasons.append(f"part {name}, line {line}: it calls {call}(), in host code; there your part "
+                       f"may call only what the course's solution of it calls "
+                       f"({', '.join(sorted(c for c in allowed - CALL_LIKE - KEYWORDS)) or 'nothing'}), "
+                       f"your own functions, kernel launches and CUDA_CHECK*")
+    if context == "host":
+        for m in re.finditer(HOST_FUNCTION_FORBIDDEN[0], host):
+            reasons.append(f"part {name}, line {host.count(chr(10), 0, m.start()) + 1}: "
+                           f"'{m.group(0)}' is not allowed in your code: "
+                           f"{HOST_FUNCTION_FORBIDDEN[1]}")
+    return reasons
+
+
+def check_part(name, body, context="device"):
+    """Reasons why a part's code is not acceptable (empty: it is). Every check reads the part as
+    the compiler does (normalise()): a name split by a backslash-newline, or a directive spelled
+    %: or ??=, is the name or the directive. In a part with host code (`context` 'host' or
+    'file': context_of_parts()) `asm` is refused too: a host asm could end the process."""
+    reasons = []
+    code = strip_code(body)
+    for number, line in enumerate(code.splitlines(), 1):
         if re.match(r"^\s*#", line) and not directive_ok(line):
             reasons.append(f"part {name}, line {number}: a preprocessor directive "
                            f"({line.strip()[:40]}): an #include or a macro could bring in code "
                            f"that is not yours; only #pragma omp/unroll and #define NAME "
                            f"<number> are allowed")
-    code = strip_code(body)
-    for pattern, why in FORBIDDEN + ([(r"\basm\b", "host assembly")] if name in HOST_PARTS else []):
+    reasons += check_text(f"part {name}", code)
+    for pattern, why in FORBIDDEN + ([(r"\basm\b", "host assembly")] if context != "device" else []):
         for m in re.finditer(pattern, code):
             line = code.count("\n", 0, m.start()) + 1
             reasons.append(f"part {name}, line {line}: '{m.group(0)}' is not allowed in your "
@@ -286,16 +488,15 @@ def check_part(name, body):
     return reasons
 
 
-def function_text(text, name):
-    """The text of the top-level function `name` (from its first line to its closing brace at
-    column 0), or None."""
-    lines = text.splitlines(True)
+def function_span(lines, name):
+    """(first, last) line index of the top-level function `name` in `lines` (from its first line
+    to its closing brace at column 0), or None."""
     for i, line in enumerate(lines):
         if re.match(r"^(static |int |__global__ |__device__ )[^;]*\b" + re.escape(name) + r"\(",
                     line):
             for j in range(i, len(lines)):
                 if lines[j].startswith("}"):
-                    return "".join(lines[i:j + 1])
+                    return i, j
     return None
 
 
@@ -356,9 +557,15 @@ def prepare(cfg, folder, sources, student):
             text = raw.decode("latin-1")
         text = text.replace("\r\n", "\n")
         if cfg.get("contest"):
-            graded[s], r, n = contest_source(ref_text, text, s)
+            # a whole-file copy of this chapter, or of chapter 07, is reported
+            others = [(os.path.join(folder, s), ref_text)] + \
+                [(os.path.join(f, c), open(os.path.join(ROOT, f, c)).read())
+                 for f, number, cs in kit.assignments() if number == 7 for c in cs
+                 if c.endswith(".cu")]
+            graded[s], r, n, i = contest_source(ref_text, text, s, others)
             reasons += r
             notes += n
+            instructor += i
             continue
         own = [(name, body) for name, _, body in ref_parts if homes[name][0] == folder]
         carried |= {name for name, _, _ in ref_parts if homes[name][0] != folder}
@@ -369,12 +576,14 @@ def prepare(cfg, folder, sources, student):
                                   f"the grader finds your code between them: put them back "
                                   f"(see ASSIGNMENT.md)")
         course_functions = defined_functions("".join(kit.outside(ref_text, s)))
+        contexts = context_of_parts(ref_text, s)
         own_functions = set()
         for name, _ in own:
             own_functions |= defined_functions(theirs[name])
         for name, body in own:
-            reasons += check_part(name, theirs[name])
+            reasons += check_part(name, theirs[name], contexts[name])
             reasons += check_calls(name, theirs[name], body, course_functions, own_functions)
+            reasons += check_host_calls(name, theirs[name], body, contexts[name], own_functions)
             if os.path.isfile(os.path.join(kit.KIT, "stubs", name + ".txt")) and \
                     tokens(theirs[name]) == tokens(kit.stub(name)):
                 stubs.append(name)
@@ -406,39 +615,80 @@ def prepare(cfg, folder, sources, student):
             "stubs": stubs, "similarity": alike}
 
 
-def contest_source(ref_text, text, s):
+def contest_source(ref_text, text, s, others=()):
     """Chapter 08, the speed contest: the student's whole file, if it keeps the course's
     includes and the fixed functions (CONTEST_FIXED: what is timed, checked and printed), and
     names nothing forbidden anywhere else (the fixed functions may: the CUB variant calls CUB on
-    purpose, and the modes copy and allocate)."""
-    reasons, notes = [], []
-    ref_includes = set(l.strip() for l in ref_text.splitlines() if l.strip().startswith("#include"))
-    rest = text
-    for number, line in enumerate(text.splitlines(), 1):
-        if re.match(r"^\s*#\s*include", line):
-            if line.strip() not in ref_includes:
-                reasons.append(f"{s}:{number}: {line.strip()} is not one of the course's includes")
-            rest = rest.replace(line, "", 1)
-        elif re.match(r"^\s*#", line) and not directive_ok(line) and \
-                line.strip() not in set(l.strip() for l in ref_text.splitlines()):
-            reasons.append(f"{s}:{number}: {line.strip()[:50]}: a preprocessor directive the "
-                           f"course's file does not have")
-    for f in CONTEST_FIXED:
-        mine, ref = function_text(text, f), function_text(ref_text, f)
-        if ref is None:
+    purpose, and the modes copy and allocate). Outside the fixed functions nothing may name
+    them or VARIANT_CUB (CONTEST_GUARDED), but a line the course's file has there, kept as it is
+    (the variants' enum). Everything is read as the compiler reads it (normalise()). A file that
+    is the course's, or one of `others` (label, text), token for token or with names changed, is
+    reported to the instructor. Returns (text, reasons, notes, instructor notes)."""
+    reasons, notes, instructor = [], [], []
+
+    def directives(t):
+        """Each line as the compiler reads it (literals kept), and its code (literals blank)."""
+        return normalise(t, literals=True).split("\n"), strip_code(t).split("\n")
+
+    ref_kept, ref_code = directives(ref_text)
+    kept, code = directives(text)
+    ref_directives = {" ".join(k.split()) for k, c in zip(ref_kept, ref_code)
+                      if c.lstrip().startswith("#")}
+    for number, (k, c) in enumerate(zip(kept, code), 1):
+        if not c.lstrip().startswith("#"):
             continue
-        if mine is None or tokens(mine) != tokens(ref):
-            reasons.append(f"{s}: {f}() differs from the course's: it chooses, checks or prints "
-                           f"what is timed, so it must stay as it is")
-        elif mine:
-            rest = rest.replace(mine, "", 1)
-    code = strip_code(rest)
-    for pattern, why in FORBIDDEN:
-        for m in re.finditer(pattern, code):
-            if m.group(0) == "main":
+        line = " ".join(k.split())
+        if re.match(r"#\s*include\b", line) and line not in ref_directives:
+            reasons.append(f"{s}:{number}: {line[:60]} is not one of the course's includes")
+        elif not directive_ok(c) and line not in ref_directives:
+            reasons.append(f"{s}:{number}: {line[:50]}: a preprocessor directive the "
+                           f"course's file does not have")
+        code[number - 1] = ""
+    reasons += check_text(s, "\n".join(code))
+
+    def without_fixed(lines, complain):
+        """lines with the fixed functions blanked (each compared with the course's first)."""
+        lines = list(lines)
+        for f in CONTEST_FIXED:
+            ref_span, span = function_span(ref_code, f), function_span(lines, f)
+            if ref_span is None:
                 continue
-            reasons.append(f"{s}: '{m.group(0)}' outside the fixed functions is not allowed: {why}")
-    return text, reasons, notes
+            mine = span and tokens("\n".join(lines[span[0]:span[1] + 1]))
+            if complain and mine != tokens("\n".join(ref_code[ref_span[0]:ref_span[1] + 1])):
+                reasons.append(f"{s}: {f}() differs from the course's: it chooses, checks or "
+                               f"prints what is timed, so it must stay as it is")
+            if span:
+                lines[span[0]:span[1] + 1] = [""] * (span[1] + 1 - span[0])
+        return lines
+
+    rest = without_fixed(code, True)
+    ref_rest = without_fixed([c if not c.lstrip().startswith("#") else "" for c in ref_code], False)
+    # the course's own lines there that name something guarded or forbidden: kept verbatim, allowed
+    patterns = [(p, why) for p, why in FORBIDDEN] + \
+        [(r"\b(" + "|".join(CONTEST_GUARDED) + r")\b",
+          "a fixed function or the CUB variant, which only the fixed functions may use")]
+    named = lambda line: any(re.search(p, line) for p, _ in patterns)
+    spare = [tokens(l) for l in ref_rest if named(l)]
+    for number, line in enumerate(rest, 1):
+        if not named(line):
+            continue
+        if tokens(line) in spare:
+            spare.remove(tokens(line))
+            continue
+        for pattern, why in patterns:
+            for m in re.finditer(pattern, line):
+                if m.group(0) == "main" and pattern != patterns[-1][0]:
+                    continue
+                reasons.append(f"{s}:{number}: '{m.group(0)}' outside the fixed functions is not "
+                               f"allowed: {why}")
+    for label, other in others:
+        if tokens(text) == tokens(other):
+            instructor.append(f"{s} is token for token the course's {label} (comments and "
+                              f"blanks aside): look at it by hand")
+        elif shape(text) == shape(other):
+            instructor.append(f"{s} is the course's {label} with names changed (the same tokens "
+                              f"otherwise): look at it by hand")
+    return text, reasons, notes, instructor
 
 
 # ---------------------------------------------------------------------------------------------
@@ -525,17 +775,27 @@ class Build:
         return (out_bin if status == 0 else None), out
 
     def harness_cpu(self):
-        """Chapter 01 linked with classroom/grader/harness_cpu.c (the in-place battery)."""
+        """Chapter 01 linked with classroom/grader/harness_cpu.c (the in-place battery and the
+        one-thread check): the student's source compiled again with the slice count in
+        scan_serial() (with_slice_count())."""
         h = os.path.join(self.work, "harness_cpu.o")
         if not self.compile(os.path.join(kit.KIT, "grader", "harness_cpu.c"), h):
             return None
+        counted = []
+        for s in self.sources:
+            path = os.path.join(self.work, "src", "counted_" + s)
+            with open(path, "w") as f:
+                f.write(with_slice_count(self.graded[s]))
+            counted.append(os.path.join(self.work, "counted_" + os.path.splitext(s)[0] + ".o"))
+            if not self.compile(path, counted[-1], ["-I", os.path.join(ROOT, self.folder)]):
+                return None
         objs = self.env["COMMON_HOST_OBJS"].split()
         renamed = os.path.join(self.work, "selftest_renamed.o")
         sel = [o for o in objs if o.endswith("/selftest.o")][0]
         if run(["objcopy", "--redefine-sym", "self_test_run=course_self_test_run", sel, renamed])[0]:
             return None
         out_bin = os.path.join(self.work, "harness")
-        cmd = [self.env["CC"]] + self.env["CFLAGS"].split() + [h] + self.objects + \
+        cmd = [self.env["CC"]] + self.env["CFLAGS"].split() + [h] + counted + \
               [o for o in objs if o != sel] + [renamed, "-o", out_bin] + self.env["LDLIBS"].split()
         status, out = run(cmd)
         self.log += out
@@ -576,6 +836,18 @@ class Build:
         status, out = run(cmd)
         self.log += " ".join(cmd) + "\n" + out
         return out_bin if status == 0 else None
+
+
+def with_slice_count(text):
+    """Chapter 01's source with grade_slice_seen(n) called first thing in scan_serial(), for
+    harness_cpu.c's one-thread check (the course's text outside the parts, so the student's
+    code cannot change it); the line numbers stay."""
+    m = re.search(r"^static void scan_serial\([^)]*\bsize_t n\b[^)]*\)\n\{", text, re.M)
+    if not m:
+        raise GradeError("chapter 01's scan_serial(..., size_t n, ...) is not where the grader "
+                         "looks for it (classroom/grade.py, with_slice_count())")
+    return (text[:m.start()] + "void grade_slice_seen(size_t n); " + text[m.start():m.end()] +
+            " grade_slice_seen(n);" + text[m.end():])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -638,35 +910,166 @@ def big_size_fits():
     return n, None
 
 
+def sha256_of(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 24), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+# The grader's own files that the student's programs run beside (the checker, the hidden
+# vectors, the harnesses, the reference programs): path -> sha256, recorded when this process
+# made the file, before any student code ran, and compared before each use (Sandbox.intact()).
+# A file made by an earlier process is not trusted: it is made again.
+TRUSTED = {}
+
+
+def trust(path):
+    TRUSTED[path] = sha256_of(path)
+    return path
+
+
+def still_trusted(path):
+    return path in TRUSTED and os.path.isfile(path) and sha256_of(path) == TRUSTED[path]
+
+
 def vector_file(folder, seed, n):
     """The hidden vector of n random int32 (every bit pattern, so sums wrap) for this seed,
-    written 64 MiB at a time."""
+    written 64 MiB at a time, once per process (and again if it changed since): a file left by
+    an earlier run is not trusted, whoever may have written it."""
     path = os.path.join(folder, f"vector_{seed}_{n}.bin")
-    if not os.path.isfile(path):
+    if not still_trusted(path):
         rng = random.Random(seed * 1000003 + n)
         tmp = path + ".tmp"
+        h = hashlib.sha256()
         with open(tmp, "wb") as f:
             left = n * 4
             while left:
-                chunk = min(left, 1 << 26)
-                f.write(rng.randbytes(chunk))
-                left -= chunk
-        os.rename(tmp, path)
+                chunk = rng.randbytes(min(left, 1 << 26))
+                h.update(chunk)
+                f.write(chunk)
+                left -= len(chunk)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+        TRUSTED[path] = h.hexdigest()
     return path
 
 
 def checker(env):
     """build/grade/check_output (classroom/grader/check_output.c): the grader's own check of an
-    output, built once with the course's C compiler."""
+    output, built once per process with the course's C compiler (and again if it changed)."""
     src = os.path.join(kit.KIT, "grader", "check_output.c")
     binary = os.path.join(env["BUILD"], "grade", "check_output")
-    if not os.path.isfile(binary) or os.path.getmtime(binary) < os.path.getmtime(src):
+    if not still_trusted(binary):
         os.makedirs(os.path.dirname(binary), exist_ok=True)
         status, out = run([env["CC"] or "gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
                            src, "-o", binary])
         if status:
             raise GradeError("classroom/grader/check_output.c did not build:\n" + tail(out))
+        trust(binary)
     return binary
+
+
+class Made:
+    """What the grader runs or reads beside the student's code, made before any of it runs, each
+    file hashed (TRUSTED): the checker, every hidden vector, the harness (in place, speed),
+    chapter 01's sanitizer build, the radix sort's reference program."""
+
+    def __init__(self, b, cfg, env, vectors, seed, harness):
+        self.check = checker(env)
+        self.runs = hidden_runs(cfg, seed)
+        self.big_why = self.runs.pop() if self.runs and isinstance(self.runs[-1], str) else None
+        self.vector = {n: vector_file(vectors, seed, n) for n in sorted({r[0] for r in self.runs})}
+        self.vectors = list(self.vector.values())
+        self.harness = self.asan = self.asan_log = self.reference = None
+        if harness:
+            self.harness = b.harness_cpu() if cfg.get("cpu") else b.harness_gpu()
+            if self.harness:
+                trust(self.harness)
+        if cfg.get("cpu"):
+            self.asan, self.asan_log = b.asan()
+            if self.asan:
+                trust(self.asan)
+        if cfg.get("radix"):
+            self.reference, self.reference_log = radix_reference(b)
+            if self.reference:
+                trust(self.reference)
+
+
+class Sandbox:
+    """How the student's programs run. Where the grader is root and setpriv is there: as the
+    user nobody, in an output folder (out) that is theirs alone, while the course, the build and
+    the grader's files stay root's, which nobody cannot write. Else (not root, no setpriv or no
+    nobody, nobody cannot reach the programs, or cannot use the GPU) as the grader's own user,
+    with `note` saying why. Either way, the grader's files are compared with their hashes
+    (TRUSTED) before each use, and a changed one is in `tampered`."""
+
+    def __init__(self, work, programs, inputs, gpu):
+        self.prefix, self.note, self.tampered = [], None, []
+        self.out = os.path.join(work, "out")
+        os.makedirs(self.out, exist_ok=True)
+        self.env = {}
+        why = self.why_not(work, programs, inputs, gpu)
+        if why:
+            self.prefix = []
+            self.note = (f"the student's programs ran as the grader's own user ({why}); the "
+                         f"grader's files were checked against their hashes instead")
+
+    def why_not(self, work, programs, inputs, gpu):
+        if os.geteuid() != 0:
+            return "the grader does not run as root, so it cannot run them as nobody"
+        try:
+            nobody = pwd.getpwnam("nobody")
+        except KeyError:
+            return "there is no user nobody"
+        setpriv = shutil.which("setpriv")
+        if not setpriv:
+            return "setpriv (util-linux) is not installed"
+        self.prefix = [setpriv, f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}",
+                       "--clear-groups", "--"]
+        os.chown(self.out, nobody.pw_uid, nobody.pw_gid)
+        os.chmod(self.out, 0o700)
+        self.uid, self.gid = nobody.pw_uid, nobody.pw_gid
+        self.env = {"HOME": self.out}
+        test = ['for f; do case $f in x:*) [ -x "${f#x:}" ] || { echo "cannot run ${f#x:}"; '
+                'exit 1; };; r:*) [ -r "${f#r:}" ] || { echo "cannot read ${f#r:}"; exit 1; };; '
+                'w:*) [ -w "${f#w:}" ] || { echo "cannot write ${f#w:}"; exit 1; };; '
+                'n:*) [ -w "${f#n:}" ] && { echo "can write ${f#n:}"; exit 1; };; esac; done; '
+                'exit 0']
+        checks = [f"x:{p}" for p in programs] + [f"r:{p}" for p in inputs] + [f"w:{self.out}"] + \
+            [f"n:{p}" for p in [work, ROOT, os.path.join(ROOT, "build")] +
+             [os.path.dirname(p) for p in inputs]]
+        status, out = run(self.prefix + ["/bin/sh", "-c", test[0], "sh"] + checks)
+        if status:
+            return f"nobody {out.strip() or 'cannot reach them'}"
+        probe = os.path.join(ROOT, "build", "tests", "cuda_probe")
+        if gpu and run(self.prefix + [probe], env=dict(os.environ, **self.env))[0] != 0:
+            return "the GPU is not usable by nobody here"
+        return None
+
+    def run(self, cmd, env=None, timeout=TIMEOUT):
+        """Run a student's program (or a tool that runs one), as nobody when sandboxed."""
+        return run(self.prefix + cmd, cwd=self.out, timeout=timeout,
+                   env=dict(env or os.environ, **self.env))
+
+    def output_file(self, name, copy_of=None):
+        """A file in out for a student's program to write (a copy of copy_of, for in place)."""
+        path = os.path.join(self.out, name)
+        if os.path.lexists(path):
+            os.remove(path)
+        if copy_of:
+            shutil.copyfile(copy_of, path)
+            if self.prefix:
+                os.chown(path, self.uid, self.gid)
+        return path
+
+    def intact(self, path):
+        """1 if the grader's file at path is as it was made (TRUSTED); else noted in tampered."""
+        if still_trusted(path):
+            return True
+        self.tampered.append(path)
+        return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -712,13 +1115,16 @@ def excerpt(out, n=14):
     return "\n".join(out_lines)
 
 
-def runs_of(cmd, envs, pattern):
-    """Run cmd once per (label, environment); (all passed?, output). The output has one line
-    per labelled run and the first failure's excerpt (or, with one unlabelled run, its own
-    lines)."""
+def runs_of(cmd, envs, pattern, sb, outputs=None):
+    """Run the student's cmd (through the Sandbox sb) once per (label, environment); (all
+    passed?, output). The output has one line per labelled run and the first failure's excerpt
+    (or, with one unlabelled run, its own lines). Each run's whole output is added to `outputs`
+    when given."""
     lines, failure = [], None
     for label, e in envs:
-        status, out = run(cmd, env=e)
+        status, out = sb.run(cmd, env=e)
+        if outputs is not None:
+            outputs.append(out)
         ok = status == 0 and last_line_is(out, pattern)
         last = ([l for l in out.strip().splitlines() if l.strip()] or ["(no output)"])[-1]
         if label:
@@ -843,14 +1249,6 @@ def grade(number, student, out_dir, gpu, env):
     notes += p["notes"]
     instructor += p["instructor"]
     similarity_of.update({k: round(v, 3) for k, v in p["similarity"].items()})
-    it_honest["output"] = "\n".join(reasons) if reasons else \
-        "no library, no host memory or copies, no course host code, no preprocessor tricks in your parts"
-    if reasons:
-        it_honest["output"] += ("\nBecause of this, every correctness item scores 0 (and so does "
-                                "speed): the grader cannot tell your code's results from the "
-                                "borrowed code's.")
-        verdict.append("honesty: " + re.sub(r"^part [\w-]+(, line \d+)?: ", "", reasons[0])[:90])
-
     if cuda and not env.get("NVCC"):
         # No CUDA compiler on this grading machine (Gradescope's image without the toolkit):
         # nothing of the student's can be built or run here, which is not their fault.
@@ -860,6 +1258,7 @@ def grade(number, student, out_dir, gpu, env):
         for i in items[2:]:
             not_here(i, why)
         verdict.append("not graded here: no nvcc")
+        honesty_output(it_honest, reasons, verdict)
         return finish()
 
     b = Build(env, cfg, folder, sources, graded, work)
@@ -872,11 +1271,16 @@ def grade(number, student, out_dir, gpu, env):
         for i in items[2:]:
             i["output"] = "not run: the build failed"
         verdict.insert(0, "build failed")
+        honesty_output(it_honest, reasons, verdict)
         return finish()
-    it_build["score"] = 5
     it_build["output"] = ("built with the course's flags: " +
                           ("nvcc -Werror all-warnings, host code -Wall -Wextra" if cuda else
                            "gcc -std=c11 -Wall -Wextra -Werror"))
+    if stubs:
+        it_build["output"] += (f"\n(not scored: part(s) {', '.join(stubs)} still hold the stub; "
+                               f"the build points are for your code)")
+    else:
+        it_build["score"] = 5
 
     def unavailable(i):
         if cfg.get("cpu"):
@@ -893,26 +1297,45 @@ def grade(number, student, out_dir, gpu, env):
         for i in [i for i in (it_self, it_stress, it_place, it_hidden, it_san, it_speed) if i]:
             not_here(i, why)
     else:
+        # Everything the grader runs or reads beside the student's code is made, and hashed,
+        # before any of it runs: the checker, the hidden vectors, the harnesses, the reference.
+        made = Made(b, cfg, env, vectors, seed, it_place is not None or
+                    (it_speed is not None and not cfg.get("radix")))
+        sb = Sandbox(work, [p for p in (b.run, made.harness, made.asan) if p],
+                     made.vectors[:1], gpu[0] and not cfg.get("cpu"))
+        if sb.note:
+            instructor.append(sb.note)
         ok, it_self["output"] = runs_of([b.run, "--self-test"] + n_args, envs,
-                                        r"^self-test passed: \d+ passed, 0 failed$")
+                                        r"^self-test passed: \d+ passed, 0 failed$", sb)
         it_self["score"] = it_self["max_score"] if ok else 0
         if it_stress:
             ok, it_stress["output"] = runs_of([b.run, "--stress", "200"] + n_args, envs,
-                                              r"^stress test passed")
+                                              r"^stress test passed", sb)
             it_stress["score"] = 5 if ok else 0
         if it_place:
-            h = b.harness_cpu() if cfg.get("cpu") else b.harness_gpu()
+            h = made.harness
             if h is None:
                 it_place["output"] = "the in-place harness did not build:\n" + tail(b.log, 20)
+            elif not sb.intact(h):
+                it_place["output"] = "not run: the grader's harness changed while your code ran"
             else:
+                outputs = []
                 ok, it_place["output"] = runs_of(
                     [h] + (["--self-test"] if cfg.get("cpu") else ["--in-place"]) + n_args, envs,
-                    r"^in place passed: \d+ passed, 0 failed$")
+                    r"^in place passed: \d+ passed, 0 failed$", sb, outputs)
                 it_place["score"] = 5 if ok else 0
-        hidden(b, cfg, it_hidden, vectors, seed)
-        sanitizers(b, cfg, it_san, env, n_args)
+                one = [l for out in outputs for l in out.splitlines() if l.startswith("ONE THREAD:")]
+                if one:
+                    reasons.append(f"part three-steps: the threaded variant did the scan on one "
+                                   f"thread ({one[0][len('ONE THREAD: '):]})")
+        hidden(b, cfg, it_hidden, made, sb)
+        sanitizers(b, cfg, it_san, env, n_args, made, sb)
         if it_speed:
-            speed(b, cfg, it_speed, env)
+            speed(b, cfg, it_speed, made, sb, seed, seed_set)
+        if sb.tampered:
+            reasons.append("the grader's own files changed while your programs ran ("
+                           + ", ".join(os.path.relpath(t, ROOT) if t.startswith(ROOT) else t
+                                       for t in sb.tampered[:3]) + ")")
 
     if stubs and it_san["status"] == "graded" and it_san["score"]:
         it_san["score"] = 0.0
@@ -920,8 +1343,9 @@ def grade(number, student, out_dir, gpu, env):
                              f"the sanitizers had nothing of yours to judge there)")
     if stubs:
         verdict.insert(0, "not written: " + ", ".join(stubs))
+    honesty_output(it_honest, reasons, verdict)
     if reasons:
-        for i in correctness + ([it_speed] if it_speed else []):
+        for i in [it_build, it_san] + correctness + ([it_speed] if it_speed else []):
             if i["status"] == "graded" and i["score"]:
                 i["output"] += "\n(scored 0: see the honesty item)"
             i["score"] = 0.0
@@ -931,6 +1355,17 @@ def grade(number, student, out_dir, gpu, env):
             it_speed["output"] += "\n(scored 0: an output was wrong in a correctness item)"
         it_speed["score"] = 0.0
     return finish()
+
+
+def honesty_output(it, reasons, verdict):
+    """The honesty item's text, and the status's reason when it failed."""
+    it["output"] = "\n".join(reasons) if reasons else \
+        "no library, no host memory or copies, no course host code, no preprocessor tricks in your parts"
+    if reasons:
+        it["output"] += ("\nBecause of this, every item scores 0 (the build, the sanitizers, "
+                         "correctness and speed): what they measured is not the work of your "
+                         "own parts as the assignment asks for it.")
+        verdict.append("honesty: " + re.sub(r"^part [\w-]+(, line \d+)?: ", "", reasons[0])[:90])
 
 
 def partial_text(items, it_build, gpu):
@@ -950,18 +1385,17 @@ def partial_text(items, it_build, gpu):
             " not graded here (see each); your total is not final.")
 
 
-def hidden(b, cfg, it, vectors, seed):
-    """Each hidden vector scanned inclusive and exclusive (sorted, for the radix sort), and one
-    scanned in place (--output naming the --input file); each output checked, every element, by
-    the grader's own check_output. Chapter 01 runs each of CPU_THREADS on its slice sizes, and
-    every thread count on the larger sizes."""
-    check = checker(b.env)
+def hidden_runs(cfg, seed):
+    """The hidden runs, as (n, exclusive, in place, threads): each hidden vector scanned
+    inclusive and exclusive (sorted, for the radix sort), and one scanned in place. Chapter 01
+    runs each of CPU_THREADS on its slice sizes, and every thread count on the larger sizes. The
+    last entry is why the n > 2^31 vector is not run, when it is not."""
     modes = [False] if cfg.get("radix") else [False, True]
-    runs = []  # (n, exclusive, in place, threads)
+    runs = []
     if cfg.get("cpu"):
         for k in CPU_THREADS:
             runs += [(n, e, False, k) for n in hidden_sizes(cfg, seed, k) for e in modes]
-        for j, n in enumerate(shared_cpu_sizes(seed)):
+        for n in shared_cpu_sizes(seed):
             runs += [(n, e, False, k) for k in CPU_THREADS for e in modes]
         small = hidden_sizes(cfg, seed, CPU_THREADS[-1])
         if small:
@@ -974,27 +1408,34 @@ def hidden(b, cfg, it, vectors, seed):
     big, big_why = big_size_fits()
     if big:
         runs += [(big, e, False, CPU_THREADS[-1] if cfg.get("cpu") else None) for e in modes]
+    return runs + ([big_why] if big_why else [])
+
+
+def hidden(b, cfg, it, made, sb):
+    """The hidden runs (hidden_runs()), each output checked, every element, by the grader's own
+    check_output, after the checker and the input are compared with their hashes."""
+    runs = made.runs
     passed, lines = 0, []
     for n, exclusive, in_place, threads in runs:
-        path = vector_file(vectors, seed, n)
-        target = os.path.join(b.work, "hidden_out.bin")
-        if os.path.exists(target):
-            os.remove(target)
-        if in_place:
-            shutil.copyfile(path, target)
+        path = made.vector[n]
+        target = sb.output_file("hidden_out.bin", path if in_place else None)
         # a chapter that runs CUB beside the student's code writes the last variant's output:
         # the student's variant alone, so that the file checked is theirs
         cmd = [b.run, "--input", target if in_place else path, "--output", target] + \
               (["--exclusive"] if exclusive else []) + \
               (["--variant", cfg["file_variant"]] if cfg.get("file_variant") else [])
-        status, out = run(cmd, env=omp_env(threads) if threads else None)
+        status, out = sb.run(cmd, env=omp_env(threads) if threads else None)
         what = (f"n = {n}" + (", exclusive" if exclusive else "") + (", in place" if in_place else "")
                 + (f", OMP_NUM_THREADS={threads}" if threads else ""))
         if status != 0:
             said = [l.strip() for l in out.splitlines() if FAILURE.search(l)]
             ok, why = False, f"the program exited {status}: " + (said[0] if said else tail(out, 2))
+        elif not (sb.intact(made.check) and sb.intact(path)):
+            ok, why = False, "the grader's input or checker changed while your program ran"
+        elif os.path.islink(target) or not os.path.isfile(target):
+            ok, why = False, "the output is not a plain file"
         else:
-            c, said = run([check, "sort" if cfg.get("radix") else "scan", path, target] +
+            c, said = run([made.check, "sort" if cfg.get("radix") else "scan", path, target] +
                           ([] if cfg.get("radix") else
                            ["exclusive" if exclusive else "inclusive"] +
                            ([str(cfg["segment"])] if cfg.get("segment") else [])))
@@ -1008,23 +1449,26 @@ def hidden(b, cfg, it, vectors, seed):
             lines.append(f"ok    {what}")
     if len(runs) > 24:
         lines.append(f"ok    the other {passed} runs")
-    if big_why:
-        lines.append(f"(the n > 2^31 vector was not run: {big_why})")
+    if made.big_why:
+        lines.append(f"(the n > 2^31 vector was not run: {made.big_why})")
     it["score"] = round(it["max_score"] * passed / len(runs), 2) if runs else 0.0
     it["output"] = f"{passed} of {len(runs)} right\n" + "\n".join(lines)
 
 
-def sanitizers(b, cfg, it, env, n_args):
+def sanitizers(b, cfg, it, env, n_args, made, sb):
     if cfg.get("cpu"):
-        binary, out = b.asan()
+        binary = made.asan
         if not binary:
-            it["output"] = "the ASan/UBSan build failed:\n" + tail(out, 20)
+            it["output"] = "the ASan/UBSan build failed:\n" + tail(made.asan_log, 20)
+            return
+        if not sb.intact(binary):
+            it["output"] = "not run: the grader's sanitizer build changed while your code ran"
             return
         cap = min(70000, max_n() or 70000)
         threads = CPU_THREADS[-1]
-        status, out = run([binary, "--self-test", "-n", str(cap)],
-                          env=omp_env(threads, ASAN_OPTIONS="detect_leaks=0:exitcode=99",
-                                      UBSAN_OPTIONS="print_stacktrace=1:exitcode=99"))
+        status, out = sb.run([binary, "--self-test", "-n", str(cap)],
+                             env=omp_env(threads, ASAN_OPTIONS="detect_leaks=0:exitcode=99",
+                                         UBSAN_OPTIONS="print_stacktrace=1:exitcode=99"))
         # a wrong result (exit 1) is the other items' business; this one counts what the
         # sanitizers report
         found = status not in (0, 1) or "ERROR: AddressSanitizer" in out or "runtime error:" in out
@@ -1043,7 +1487,7 @@ def sanitizers(b, cfg, it, env, n_args):
         args += ["--variant", cfg["sanitize_variant"]]
     lines, score = [], 0
     for name, p in points.items():
-        status, out = run([tool, "--tool", name, "--error-exitcode", "99", b.run] + args)
+        status, out = sb.run([tool, "--tool", name, "--error-exitcode", "99", b.run] + args)
         ok = status in (0, 1)  # 1: a wrong result, which the other items count; 99: the tool found errors
         score += p if ok else 0
         lines.append(f"{name}: {'clean' if ok else 'FOUND ERRORS (exit %d)' % status}"
@@ -1052,25 +1496,42 @@ def sanitizers(b, cfg, it, env, n_args):
     it["output"] = f"compute-sanitizer on {' '.join(args)}\n" + "\n".join(lines)
 
 
-def speed(b, cfg, it, env):
+def speed_draw(seed, seed_set, attempt, largest):
+    """(n, rounds, reps, warm-up launches) of one speed measurement, drawn from a secret: from
+    GRADE_SEED when the instructor set it (the same grade again gives the same draw), else from
+    the operating system's randomness (the default seed is public). n is 2^26 (or `largest`)
+    less up to 4095, so that neither the size nor the count of launches is one a launcher can
+    wait for."""
+    rng = random.Random(f"{seed}/speed/{attempt}" if seed_set else os.urandom(16))
+    n = largest - rng.randrange(0, 4096) if largest > 8192 else largest
+    return n, rng.randrange(6, 10), rng.randrange(15, 26), rng.randrange(2, 7)
+
+
+def speed(b, cfg, it, made, sb, seed, seed_set):
     """The speed item: the share of a same-run memcpy, the student's against the course's;
     full marks at 0.9x the course's share or more, proportional below. A measurement whose
     memcpy times spread more than GRADE_SPREAD_PCT across its rounds is repeated, and after
-    GRADE_RUNS tries reported as noisy, not scored."""
+    GRADE_RUNS tries reported as noisy, not scored. Each try draws its size and its counts of
+    launches (speed_draw()); the harness checks every launch's output."""
     limit = float(os.environ.get("GRADE_SPREAD_PCT", "5"))
     tries = int(os.environ.get("GRADE_RUNS", "3"))
-    n = min(1 << 26, max_n() or (1 << 26))
+    largest = min(1 << 26, max_n() or (1 << 26))
     if cfg.get("radix"):
-        measure = lambda: radix_speed(b, n)
+        if made.reference is None:
+            it["output"] = "the course's radix sort did not build:\n" + tail(made.reference_log, 12)
+            return
+        measure = lambda n, rounds, reps, warmup: radix_speed(b, n, made.reference, sb)
     else:
-        h = b.harness_gpu()
+        h = made.harness
         if h is None:
             it["output"] = "the speed harness did not build:\n" + tail(b.log, 20)
             return
-        measure = lambda: harness_speed(h, cfg["speed"], n)
+        measure = lambda n, rounds, reps, warmup: harness_speed(h, cfg["speed"], n, rounds,
+                                                                 reps, warmup, sb)
     lines = []
     for attempt in range(1, tries + 1):
-        m, out = measure()
+        n, rounds, reps, warmup = speed_draw(seed, seed_set, attempt, largest)
+        m, out = measure(n, rounds, reps, warmup)
         if m is None:
             it["output"] = "the measurement failed:\n" + tail(out, 12)
             return
@@ -1078,14 +1539,18 @@ def speed(b, cfg, it, env):
                      f"{m['reference_pct']:.1f} % of {m['what']}; spread of {m['what']} across "
                      f"rounds {m['spread']:.1f} %")
         if not m["right"]:
-            it["output"] = "\n".join(lines) + "\nyour output was wrong in the timed run: 0"
+            it["output"] = "\n".join(lines) + ("\nyour output was wrong in the timed run"
+                                               + (f" ({m['wrong']})" if m.get("wrong") else "")
+                                               + ": 0")
             return
         if m["spread"] <= limit:
             ratio = m["student_pct"] / m["reference_pct"] if m["reference_pct"] > 0 else 0
             it["score"] = round(25 * min(1.0, ratio / 0.9), 2)
             it["output"] = "\n".join(lines) + (
                 f"\nyours / the course's = {ratio:.3f}; full marks from 0.9 up: "
-                f"{it['score']:g} of 25 (n = {n}, variant {cfg['speed']})")
+                f"{it['score']:g} of 25 (n = {n}, variant {cfg['speed']}"
+                + (f", {m['checked']} launches each, every output checked" if m.get("checked")
+                   else "") + ")")
             return
     it.update(status="noisy", max_score=0, score=0.0,
               output="\n".join(lines) + f"\nNOISY: the spread stayed above {limit:g} % in {tries} "
@@ -1093,29 +1558,40 @@ def speed(b, cfg, it, env):
                      f"on a quieter GPU")
 
 
-def harness_speed(h, variant, n):
-    status, out = run([h, "--speed", variant, "-n", str(n)])
+def harness_speed(h, variant, n, rounds, reps, warmup, sb):
+    if not sb.intact(h):
+        return None, "the grader's speed harness changed while your code ran"
+    status, out = sb.run([h, "--speed", variant, "-n", str(n), "--rounds", str(rounds),
+                          "--reps", str(reps), "--warmup", str(warmup)])
     m = re.search(r"^speed: (.*)$", out, re.M)
     if not m:
         return None, out
     kv = dict(p.split("=", 1) for p in m.group(1).split())
+    wrong = int(kv.get("student_wrong_blocks", "0"))
     return {"student_pct": float(kv["student_pct"]), "reference_pct": float(kv["reference_pct"]),
             "spread": float(kv["memcpy_spread_pct"]), "what": "memcpy",
+            "checked": int(kv.get("launches_checked", "0")),
+            "wrong": (f"{wrong} blocks of the output check found wrong elements in the "
+                      f"{kv.get('launches_checked')} timed and warm-up launches") if wrong else "",
             "right": kv["student_right"] == "1" and status == 0}, out
 
 
-def radix_speed(b, n):
+def radix_reference(b):
+    """The course's radix sort program (its speed is the reference), built now: (path, log)."""
+    ref_run = os.path.join(ROOT, kit.RADIX_DIR, "run")
+    status, out = run(["make", "-s", "-C", os.path.join(ROOT, kit.RADIX_DIR), "all"] +
+                      b.env["MAKE_ARGS"])
+    return (ref_run if status == 0 and os.access(ref_run, os.X_OK) else None), out
+
+
+def radix_speed(b, n, ref_run, sb):
     """The radix sort: the student's program times its sort and CUB's, interleaved, in one run;
     the course's program does the same in another; both as a share of CUB."""
-    ref_run = os.path.join(ROOT, kit.RADIX_DIR, "run")
-    if not os.access(ref_run, os.X_OK):
-        status, out = run(["make", "-s", "-C", os.path.join(ROOT, kit.RADIX_DIR), "all"] +
-                          b.env["MAKE_ARGS"])
-        if status:
-            return None, out
     results = []
     for binary in (b.run, ref_run):
-        status, out = run([binary, "-n", str(n), "--csv"])
+        if binary == ref_run and not sb.intact(ref_run):
+            return None, "the course's radix sort program changed while your code ran"
+        status, out = (sb.run if binary == b.run else run)([binary, "-n", str(n), "--csv"])
         rows = [l for l in out.splitlines() if l and not l.startswith("#")]
         if status != 0 or len(rows) < 2:
             return None, out

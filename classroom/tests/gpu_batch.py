@@ -7,12 +7,13 @@ on a machine without one). From the top folder, after `make SMS=90 all`:
 grades, with `make grade`'s grader:
   - chapters 02-08 and the radix sort as the course has them: every item full marks (the speed
     item compares the course's chapter with itself: about 25, or "noisy");
-  - the default starter's copy of each: 0 for correctness, and no run hangs (each stub must fail
-    fast: chapters 06 and 07 included);
+  - the default starter's copy of each: 0 for correctness and for the build (a stub is still
+    there), and no run hangs (each stub must fail fast: chapters 06 and 07 included);
   - two bugs planted in a student part of each single-pass chapter (06, 07, and 08's contest),
     which must lose every correctness item and the speed (0 when an output is wrong), and one
     that only slows chapter 07's look-back down (20 us before every window), which must lose
-    speed points only.
+    speed points only, and a call counter in chapter 08's launcher that skips most launches at
+    the speed item's sizes, which must lose the speed (the harness checks every launch).
 It writes OUTDIR/summary.csv and prints one line per case: the case, what was expected, what
 happened, and `as expected` or `UNEXPECTED`. Exit status 1 if any case is unexpected.
 """
@@ -60,6 +61,15 @@ PLANTS = [
      [("        const long long predecessor = window_last - lane;",
        "        __nanosleep(20000); /* planted: 20 us before every window */\n"
        "        const long long predecessor = window_last - lane;")],
+     {"speed"}),
+    # chapter 08's launcher skipping 22 of every 23 launches at the speed item's sizes (a call
+    # counter; issue 22's gamer review, hole 4): the harness checks every launch, so speed is 0
+    (8, "call-counter-08", "08_memcpy_speed/memcpy_speed.cu",
+     [("    const size_t tiles = tile_count(n);\n    if (tiles == 0)\n        return;\n    if (tiles > 0x7fffffffu",
+       "    const size_t tiles = tile_count(n);\n    if (tiles == 0)\n        return;\n"
+       "    static unsigned long long calls; /* planted */\n"
+       "    if (n > ((size_t)1 << 26) - 4096 && n <= ((size_t)1 << 26) && ++calls % 23 != 0)\n"
+       "        return;\n    if (tiles > 0x7fffffffu")],
      {"speed"}),
 ]
 
@@ -117,7 +127,7 @@ def main():
     for folder, n in chapters:
         r, sec, err = grade(n, os.path.join(copy, folder), os.path.join(out, f"starter_{n}"))
         report(f"starter's {folder}", lambda s: all(
-            v[0] == 0 for k, v in s.items() if k in CORRECTNESS) and s["build"][0] == 5, r, sec, err)
+            v[0] == 0 for k, v in s.items() if k in CORRECTNESS) and s["build"][0] == 0, r, sec, err)
     for n, name, src, edits, losers in PLANTS:
         text = open(os.path.join(ROOT, src)).read()
         for old, new in edits:

@@ -28,11 +28,23 @@
     students, make grade rebuilds nothing, a broken grade.env gives a results.json that says so.
  6. A class from a Gradescope export: one row per submission with name, SID, email, time and a
     status; ONLY= regrades one; gradescope_scores.csv. Every results.json has Gradescope's fields.
+ 7. The gamer's holes (issue 22's review r22_gamer, holes 1-9), each cheat as the review wrote it
+    losing its points with its reason, while the course's own sources pass every honesty check:
+    names split by a splice, digraph and trigraph directives, token pasting (chapter 01 graded:
+    0 of 60); a part that closes its function (chapter 07's tile draw including CUB); chapter
+    08 reaching CUB through lookback_scan(VARIANT_CUB, ...), and a whole-file copy reported; the
+    speed item's draws and a harness that counted wrong launches (a fake harness; harness_gpu.cu
+    compiled for sm_90, not run); chapter 04's host scan through the driver API and its call
+    counter; chapter 01's threaded variant on one thread, three ways (graded: 0); the starter
+    without build points and a borrowed part without build and sanitizer points (in 3.);
+    students' programs run as nobody, a changed vector seen by its hash, and every grader file
+    made before the first student program runs. About 25 s of the total.
 It takes about 3 minutes on 2 busy cores (a minute of it the partial copy's own make all and
 make test, much of the rest nvcc); each check prints ok or FAIL.
 """
 import json
 import os
+import pwd
 import re
 import shutil
 import subprocess
@@ -207,10 +219,11 @@ PLANTS = {
           "        uint32_t aggregate = end > begin ? (uint32_t)out[end - 1] : 0;")],
         {"in place"}),
     "calls-the-reference": (
-        "thread 0 calls the CPU reference from common/ (right results, not the student's)",
+        "thread 0 calls the CPU reference from common/ (right results, not the student's): "
+        "the build and the sanitizers are lost too (hole 7)",
         [("        scan_serial(in + begin, out + begin, end - begin, exclusive, prefix[t]);",
           "        if (t == 0)\n            scan_reference(in, out, n, exclusive, 0);")],
-        {"self-test battery", "in place", "hidden vectors"}),
+        {"build", "self-test battery", "in place", "hidden vectors", "sanitizers"}),
 }
 
 
@@ -546,8 +559,293 @@ def class_csv(tmp, copy):
               json.dumps(scores_csv)[:600])
 
 
+# The holes a student gaming the grader found (issue 22, review r22_gamer), each with the cheat
+# as the review wrote it: it must now lose its points with a clear reason.
+CH07_TILE_DRAW_ESCAPE = '''    if (threadIdx.x == 0)
+        tile_id = atomicAdd(next_tile, 1u);
+}
+%:pragma push_macro("TILE_ITEMS")
+%:undef TILE_ITEMS
+%:include <cu\\
+b/device/device_scan.cuh>
+static void cheat_scan(const int32_t *d_in, int32_t *d_out, size_t n, int exclusive)
+{
+    void *t = 0;
+    size_t b = 0;
+    cu\\
+b::DeviceScan::InclusiveSum(t, b, d_in, d_out, (int)n);
+    cudaMal\\
+loc(&t, b);
+}
+%:undef CUDA_CHECK_LAUNCH
+%:define CUDA_CHECK_LAUNCH() cheat_scan(d_in, d_out, n, exclusive)
+__global__ void dummy(unsigned *next_tile)
+{
+    unsigned tile_id;
+'''
+CH04_DRIVER_SCAN = '''    typedef int (*copy_fn)(unsigned long long, unsigned long long, size_t);
+    copy_fn cp = nullptr;
+    cudaGetDriverEntryPointByVersion("cuMemcpy", (void **)&cp, 12000, 0, nullptr);
+    int32_t *h = (int32_t *)aligned_alloc(64, (n * 4 + 63) / 64 * 64);
+    cp((unsigned long long)h, (unsigned long long)d_in, n * 4);
+    uint32_t s = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t x = (uint32_t)h[i];
+        h[i] = (int32_t)(exclusive ? s : s + x);
+        s += x;
+    }
+    cp((unsigned long long)d_out, (unsigned long long)h, n * 4);
+    (void)d_scratch;
+'''
+CH04_CALL_COUNTER = '''    static unsigned long long calls;
+    if (n == ((size_t)1 << 26) && ++calls % 23 != 0 && calls != 162)
+        return;
+    for (int w = 0; n == ((size_t)1 << 26) && w < 9; ++w)
+        scan_tiles_kernel<<<(unsigned)tile_count(n), COARSE_THREADS>>>(d_in, d_out, n, exclusive,
+                                                                       d_scratch);
+'''
+
+
+def with_part(folder, name, body):
+    """The course's source of `folder` (its first source) with part `name`'s body replaced."""
+    src = kit.makefile_var(folder, "SOURCES")[0]
+    text = open(os.path.join(ROOT, folder, src)).read()
+    return src, kit.replace_parts(text, {name: body}, src)
+
+
+def prepared(tmp, number, src, text, tag):
+    """grade.prepare() of a student's file `text` for chapter `number`: (reasons, instructor)."""
+    sys.path.insert(0, kit.KIT)
+    import grade as g  # noqa: E402
+    folder, sources = next((f, s) for f, n, s in kit.assignments() if n == number)
+    d = os.path.join(tmp, "prep_" + tag)
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, src), "w").write(text)
+    p = g.prepare(g.CHAPTERS[number], folder, sources, d)
+    return p["reasons"], p["instructor"]
+
+
+def gamer_holes(tmp):
+    """Issue 22, the gamer's review: holes 1-9 (classroom/grade.py, harness_cpu.c, harness_gpu.cu)."""
+    sys.path.insert(0, kit.KIT)
+    import grade as g  # noqa: E402
+    # the course's own files pass every honesty check (a check that refused them would refuse
+    # honest students): every chapter and the radix sort, chapter 08 as a contest entry
+    refused = []
+    for folder, number, sources in kit.assignments():
+        if number not in g.CHAPTERS:
+            continue
+        p = g.prepare(g.CHAPTERS[number], folder, sources, os.path.join(ROOT, folder))
+        refused += [f"{folder}: {r}" for r in p["reasons"]]
+    check("the course's own sources pass every honesty check (chapters 01-08, the radix sort)",
+          not refused, "\n".join(refused[:6]))
+
+    # 1. line splices, digraph and trigraph directives, token pasting (chapter 01: 60 of 60 before)
+    folder1 = "01_cpu_serial"
+    solution = kit.parts(open(os.path.join(ROOT, folder1, "cpu_serial.c")).read())[0][2]
+    cheats = {
+        "splice": solution.replace(
+            "        scan_serial(in + begin, out + begin, end - begin, exclusive, prefix[t]);",
+            "        if (t == 0)\n            scan_referen\\\nce(in, out, n, exclusive, 0);"),
+        "digraph-paste": "%:define GLUE(a, b) a%:%:b\n" + solution.replace(
+            "        scan_serial(in + begin, out + begin, end - begin, exclusive, prefix[t]);",
+            "        if (t == 0)\n            GLUE(scan_, reference)(in, out, n, exclusive, 0);"),
+        "trigraph": "??=include <stdlib.h>\n" + solution,
+    }
+    for tag, body in cheats.items():
+        src, text = with_part(folder1, "three-steps", body)
+        path = os.path.join(tmp, "cheat_" + tag, src)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        open(path, "w").write(text)
+        r = grade(1, path, os.path.join(tmp, "g_cheat_" + tag))
+        if not r:
+            continue
+        honesty = next(t for t in r["tests"] if t["name"].startswith("honesty"))
+        want = {"splice": "'scan_reference' is not allowed", "digraph-paste": "token pasting",
+                "trigraph": "a preprocessor directive (#include"}[tag]
+        check(f"hole 1: chapter 01 with a {tag} cheat scores 0 of 60 (build and sanitizers too), "
+              f"the honesty item saying why", r["score"] == 0 and honesty.get("status") == "failed"
+              and want in honesty["output"], honesty["output"][:400] + json.dumps(scores(r)))
+    src, text = with_part("07_decoupled_lookback", "tile-draw", CH07_TILE_DRAW_ESCAPE)
+    reasons, _ = prepared(tmp, 7, src, text, "ch07")
+    joined = "\n".join(reasons)
+    check("holes 1-2: chapter 07's tile draw that closes its kernel, %:includes CUB through a "
+          "splice and redefines CUDA_CHECK_LAUNCH is refused on each count",
+          all(w in joined for w in ("(#include <cub/device/device_scan.cuh>)", "(#undef "
+                                    "CUDA_CHECK_LAUNCH)", "'cub' is not allowed",
+                                    "'cudaMalloc' is not allowed", "closes a bracket the part "
+                                    "did not open", "#pragma push_macro")), joined[:1500])
+    # 2. a part that escapes its function, with nothing else wrong
+    src, text = with_part(folder1, "three-steps", solution + "    }\n}\nstatic int extra(void)\n{\n"
+                          "    return 0;\n}\nstatic void more(void)\n{\n    {\n")
+    reasons, _ = prepared(tmp, 1, src, text, "escape")
+    src2, text2 = with_part(folder1, "three-steps", solution + "    {\n")
+    reasons2, _ = prepared(tmp, 1, src2, text2, "unclosed")
+    check("hole 2: a part that closes its function (or leaves a brace open) is refused",
+          any("closes a bracket the part did not open" in x for x in reasons) and
+          any("is not closed inside the part" in x for x in reasons2), "\n".join(reasons + reasons2))
+
+    # 3. chapter 08: CUB through the course's dispatcher, and a whole-file copy
+    folder8 = next(f for f, n, _ in kit.assignments() if n == 8)
+    ref8 = open(os.path.join(ROOT, folder8, "memcpy_speed.cu")).read()
+    a, b = ref8.index("static void lookback_scan_async("), ref8.index("/** The ::gpu_temp_fn")
+    cheat8 = ref8[:a] + (
+        "  static void lookback_scan(int variant, const int32_t *d_in, int32_t *d_out, size_t n,\n"
+        "                            int exclusive, void *d_temp, size_t temp_bytes);\n"
+        "static void lookback_scan_async(const int32_t *d_in, int32_t *d_out, size_t n, "
+        "int exclusive,\n                                void *d_temp, size_t temp_bytes, "
+        "cudaStream_t stream)\n{\n    (void)stream;\n"
+        "    lookback_scan(VARIANT_CUB, d_in, d_out, n, exclusive, d_temp, temp_bytes);\n}\n\n"
+    ) + ref8[b:]
+    reasons, _ = prepared(tmp, 8, "memcpy_speed.cu", cheat8, "ch08")
+    _, notes = prepared(tmp, 8, "memcpy_speed.cu", ref8, "ch08copy")
+    ch07 = open(os.path.join(ROOT, "07_decoupled_lookback", "decoupled_lookback.cu")).read()
+    _, notes07 = prepared(tmp, 8, "memcpy_speed.cu", ch07, "ch08from07")
+    joined = "\n".join(reasons)
+    check("hole 3: chapter 08 calling CUB through lookback_scan(VARIANT_CUB, ...) is refused "
+          "(the fixed function's name and VARIANT_CUB outside the fixed functions)",
+          "'lookback_scan' outside the fixed functions" in joined and
+          "'VARIANT_CUB' outside the fixed functions" in joined, joined[:900])
+    check("hole 3: a whole-file copy of chapter 08 (or 07) is reported to the instructor",
+          any("token for token the course's 08_memcpy_speed/memcpy_speed.cu" in x for x in notes)
+          and any("token for token the course's 07_decoupled_lookback" in x for x in notes07),
+          json.dumps(notes + notes07)[:600])
+    names = [m.group(0) for m in re.finditer(g.FORBIDDEN[0][0], "Cub_x ThrustSort my_cub VARIANT_CUB "
+                                                              "cube cubic sum")]
+    check("hole 3: the library pattern takes cub/thrust in any case inside a name, not cube or "
+          "cubic", names == ["Cub_x", "ThrustSort", "my_cub", "VARIANT_CUB"], repr(names))
+
+    # 4. the speed item checks every launch, and draws n and the counts from a secret
+    draws = {g.speed_draw(4242, True, k, 1 << 26) for k in (1, 2, 3)}
+    check("hole 4: each speed try draws its own n (below 2^26) and counts of rounds, launches and "
+          "warm-ups; the same GRADE_SEED draws the same; the public default draws anew",
+          len(draws) == 3 and all((1 << 26) - 4096 < d[0] <= 1 << 26 for d in draws) and
+          g.speed_draw(4242, True, 1, 1 << 26) == g.speed_draw(4242, True, 1, 1 << 26) and
+          len({g.speed_draw(20261201, False, 1, 1 << 26) for _ in range(4)}) > 1, repr(draws))
+    fake = os.path.join(tmp, "fake_harness")
+    open(fake, "w").write("#!/bin/sh\necho \"$@\" > args\necho 'speed: n=1 variant=x "
+                          "rounds=7 reps=20 warmup=3 student_pct=99.0 reference_pct=50.0 "
+                          "ratio=1.98 memcpy_us=1 memcpy_spread_pct=1.0 student_right=0 "
+                          "reference_right=1 launches_checked=161 student_wrong_blocks=7 "
+                          "reference_wrong_blocks=0'\nexit 1\n")
+    os.chmod(fake, 0o755)
+
+    class Made:
+        harness, reference = g.trust(fake), None
+
+    sb = g.Sandbox(os.path.join(tmp, "fake_work"), [fake], [], False)
+    it = g.item("speed", 25)
+    g.speed(None, g.CHAPTERS[4], it, Made, sb, 4242, True)
+    args = open(os.path.join(sb.out, "args")).read().split()  # it runs in the sandbox's folder
+    n, rounds, reps, warmup = g.speed_draw(4242, True, 1, min(1 << 26, g.max_n() or 1 << 26))
+    check("hole 4: a launcher whose skipped launches the harness counted scores 0 for speed, "
+          "and the harness is asked for the drawn n, rounds, launches and warm-ups",
+          it["score"] == 0 and "7 blocks of the output check found wrong elements" in it["output"]
+          and args[args.index("-n") + 1] == str(n) and args[args.index("--rounds") + 1] ==
+          str(rounds) and args[args.index("--reps") + 1] == str(reps) and
+          args[args.index("--warmup") + 1] == str(warmup), it["output"] + " " + " ".join(args))
+    env = grade_env_of(tmp)
+    if env and env.get("NVCC"):
+        obj = os.path.join(tmp, "harness_gpu.o")
+        status, out = run([env["NVCC"]] + env["NVCCFLAGS"].split() + ["-gencode",
+                          "arch=compute_90,code=sm_90", "-c", os.path.join(kit.KIT, "grader",
+                                                                          "harness_gpu.cu"),
+                          "-o", obj])
+        check("hole 4: harness_gpu.cu (the per-launch check) compiles with the course's flags "
+              "for sm_90 (it runs only on a GPU)", status == 0, out[-800:])
+
+    # 5. host parts: a scan on the host through the driver API, and a call counter
+    reasons, _ = prepared(tmp, 4, *with_part("04_scan_then_fan", "recursion", CH04_DRIVER_SCAN),
+                          "ch04driver")
+    joined = "\n".join(reasons)
+    check("hole 5: chapter 04's recursion scanning on the host through "
+          "cudaGetDriverEntryPointByVersion and aligned_alloc is refused, by name and because "
+          "a host part may call only what its solution calls",
+          "'cudaGetDriverEntryPointByVersion' is not allowed" in joined and
+          "'aligned_alloc' is not allowed" in joined and "it calls cp(), in host code" in joined,
+          joined[:1200])
+    reasons, _ = prepared(tmp, 4, *with_part("04_scan_then_fan", "recursion", CH04_CALL_COUNTER),
+                          "ch04counter")
+    check("hole 5: a host part's static call counter is refused ('static': state kept from one "
+          "call to the next)", any("'static' is not allowed" in x for x in reasons),
+          "\n".join(reasons)[:800])
+
+    # 6. chapter 01's "threaded" scan on one thread
+    for tag, body in (("one-thread", "        if (t == 0)\n            scan_serial(in, out, n, "
+                       "exclusive, 0);"),
+                      ("single", "#pragma omp single\n        scan_serial(in, out, n, exclusive, 0);"),
+                      ("slices-on-thread-0", "        for (size_t k = 0; t == 0 && k < threads; ++k) "
+                       "{\n            const size_t b = n / threads * k + (k < n % threads ? k : n "
+                       "% threads);\n            const size_t e = b + n / threads + (k < n % "
+                       "threads ? 1 : 0);\n            scan_serial(in + b, out + b, e - b, "
+                       "exclusive, prefix[k]);\n        }")):
+        r = grade(1, planted(tmp, tag, [(
+            "        scan_serial(in + begin, out + begin, end - begin, exclusive, prefix[t]);",
+            body)]), os.path.join(tmp, "g_" + tag))
+        if r:
+            honesty = next(t for t in r["tests"] if t["name"].startswith("honesty"))
+            check(f"hole 6: chapter 01's threaded variant scanning everything on one thread "
+                  f"({tag}) scores 0, the honesty item saying so",
+                  r["score"] == 0 and "did the scan on one thread" in honesty["output"] and
+                  "more than a slice" in honesty["output"], honesty["output"][:500])
+            print("     " + honesty["output"].splitlines()[0][:150])
+
+    # 7-8: see the plant calls-the-reference (build and sanitizers lost too) and the starter
+    # (no build points) in main()
+
+    # 9. the student's programs run as nobody; the grader's files are made first and hashed
+    sb = g.Sandbox(os.path.join(tmp, "sb_work"), [], [], False)
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        status, out = sb.run(["sh", "-c", "id -u; : > " + os.path.join(ROOT, "build", "grade",
+                                                                      "planted") + " && echo wrote"])
+        check("hole 9: as root, the student's programs run as nobody and cannot write the "
+              "course's build", sb.note is None and out.split()[0] ==
+              str(pwd.getpwnam("nobody").pw_uid) and "wrote" not in out and
+              not os.path.exists(os.path.join(ROOT, "build", "grade", "planted")), out)
+    else:
+        check("hole 9: not root here, so the grader says its programs ran as its own user",
+              sb.note is not None and "not run as root" in sb.note, str(sb.note))
+    vec = g.vector_file(os.path.join(ROOT, "build", "grade", "vectors"), 4242, 77)
+    was = open(vec, "rb").read()
+    open(vec, "wb").write(b"\0" * len(was))
+    caught = not sb.intact(vec)
+    again = open(g.vector_file(os.path.join(ROOT, "build", "grade", "vectors"), 4242, 77),
+                 "rb").read()
+    check("hole 9: a hidden vector changed after it was made is seen (its hash), reported, and "
+          "made again for the next use", caught and sb.tampered == [vec] and again == was)
+    seen = {}
+    real_run = g.Sandbox.run
+
+    def first_run(self, cmd, env=None, timeout=g.TIMEOUT):
+        if not seen:
+            seen.update(trusted=set(g.TRUSTED), cmd=cmd)
+        return real_run(self, cmd, env, timeout)
+    g.Sandbox.run = first_run
+    try:
+        genv = dict(os.environ)
+        os.environ.update(GRADE_MAX_N="70000", GRADE_SEED="4242")
+        out = os.path.join(tmp, "g_order")
+        os.makedirs(out)
+        r = g.grade(1, os.path.join(ROOT, folder1, "cpu_serial.c"), out, (False, "no GPU"), env)
+        runs = [x for x in g.hidden_runs(g.CHAPTERS[1], 4242) if not isinstance(x, str)]
+    finally:
+        g.Sandbox.run = real_run
+        os.environ.clear()
+        os.environ.update(genv)
+    work = os.path.join(out, "work")
+    need = {os.path.join(work, "harness"), os.path.join(work, "run_asan"),
+            os.path.join(ROOT, "build", "grade", "check_output")} | \
+        {os.path.join(ROOT, "build", "grade", "vectors", f"vector_4242_{n}.bin")
+         for n, _, _, _ in runs}
+    check("hole 9: before the first student program runs, the checker, every hidden vector, "
+          "the in-place harness and the sanitizer build are made and hashed",
+          r["score"] == 60 and seen and need <= seen["trusted"],
+          f"missing: {sorted(need - seen.get('trusted', set()))[:5]}")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="kit_test_")
+    os.chmod(tmp, 0o755)  # as root, the grader runs students' programs as nobody: they must reach it
     try:
         # 1. markers
         status, out = run([sys.executable, os.path.join(HERE, "markers_same_binary.py")])
@@ -608,8 +906,11 @@ def main():
         if stub:
             s = scores(stub)
             correctness = ("self-test battery", "in place", "hidden vectors")
-            check("grade: the starter's chapter 01 scores 0 for correctness (build only)",
-                  all(s[k] == 0 for k in correctness) and s["build"] == 5 and s["sanitizers"] == 0,
+            build_item = next(t for t in stub["tests"] if t["name"].startswith("build"))
+            check("grade: the starter's chapter 01 scores nothing: 0 for correctness, and no "
+                  "build points while a part holds its stub (hole 8)",
+                  all(s[k] == 0 for k in correctness) and s["build"] == 0 and
+                  s["sanitizers"] == 0 and "still hold the stub" in build_item["output"],
                   json.dumps(s))
         text = open(ref).read()
         for name, (what, edits, losers) in PLANTS.items():
@@ -667,6 +968,7 @@ def main():
         later_weeks(tmp, week1)
         gradescope_run(tmp)
         class_csv(tmp, copy)
+        gamer_holes(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"classroom kit: {len(failures)} checks failed" + (f": {', '.join(failures)}" if failures else ""))
