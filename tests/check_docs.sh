@@ -12,8 +12,10 @@
 #      code and $…$.
 # 2. The generated HTML of every page made from Markdown: no raw markup in the text (a literal
 #    <tt>, <code>, **, backtick, or an asterisk against a word — "*`cp.async` staging.*" — means
-#    Doxygen did not render what the source meant), no en-dash inside code (a copied command
-#    would fail), and every image resolves to a file.
+#    Doxygen did not render what the source meant; a Markdown link "[LICENSE](LICENSE)" to a file
+#    Doxygen cannot link; a \f$ formula it did not render), no space between a bracket and a
+#    formula ("( x)": Doxygen writes one where the Markdown had "($x$"), no en-dash inside code
+#    (a copied command would fail), and every image resolves to a file.
 # 3. tests/check_site.py: every link of the site resolves, also in a copy elsewhere; links land
 #    in the right chapter; previous/next; each chapter file's page links its notes.
 # 4. tests/check_browser.py: every page in headless Chromium, no resource that fails to load, no
@@ -111,7 +113,13 @@ for page in "$dir"/*.html; do
       if (text ~ /`/) { print name ": raw backtick: " substr(text, 1, 120); problems++ }
       visible = text
       gsub(/<[^>]*>/, "", visible)
+      if (match(visible, /[(\[{](\342\201\240)? \\[(\[]/))  # (a word joiner that postprocess.py left)
+        { print name ": a space between a bracket and a formula (docs/site/postprocess.py joins them): …" substr(visible, RSTART > 40 ? RSTART - 40 : 1, 80); problems++ }
+      if (match(visible, /\\f[$\[\]]/))
+        { print name ": a formula Doxygen did not render (a \\f$ left in the text): …" substr(visible, RSTART > 40 ? RSTART - 40 : 1, 80); problems++ }
       gsub(/\\\(([^\\]|\\[^)])*\\\)|\\\[([^\\]|\\[^\]])*\\\]/, "", visible)  # formulas, for MathJax
+      if (match(visible, /\]\(/))
+        { print name ": raw Markdown link (a target Doxygen cannot link; docs/site/doxy_filter.py points links to repository files at files/): …" substr(visible, RSTART > 40 ? RSTART - 40 : 1, 80); problems++ }
       if (visible ~ /(^|[^ \t])\*|\*([^ \t]|$)/)
         { print name ": raw asterisk (emphasis Doxygen did not render?): " substr(visible, 1, 120); problems++ }
     }

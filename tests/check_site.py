@@ -13,7 +13,9 @@ Fails (exit 1, each problem on a line) when:
   - a chapter's page (its notes, its experiments' log, its source and file pages, a section
     "Chapter NN" of the answers) links to a member of another chapter's source without the
     sentence naming that chapter (a carried helper that links to its first chapter must say so);
-    and code of one chapter links to another chapter's code at all;
+    and code of one chapter links to another chapter's code at all (a struct and its members
+    count as code of the chapter whose file defines them);
+  - a struct's page is made from the files of two chapters (Doxygen merges structs of one name);
   - a chapter's notes lack their previous/next links, or a chapter's file page or source listing
     lacks the link to its notes.
 Exit 2 on bad arguments.
@@ -134,8 +136,9 @@ def check_chapters(top, tagfile):
         section = None
         for m in re.finditer(r'<a (?:class="([^"]*)" )?href="([^"#/]+\.html)(?:#([^"]*))?"', text):
             kind, target, anchor = m.groups()
+            anchor = anchor or ""  # a struct's page: the struct itself
             there = members.chapter_of(target)
-            if not anchor or (target, anchor) not in members.at:
+            if (target, anchor) not in members.at:
                 continue
             ctx = context
             if not ctx:
@@ -164,6 +167,20 @@ def check_chapters(top, tagfile):
                                 "does not name chapter %s: name it (\"chapter %s's %s()\") or "
                                 "link this chapter's own: ...%s" %
                                 (name, ctx, what, there, there, there, what, sentence[-80:]))
+    # a struct's page shows one chapter's struct: Doxygen merges structs of one name into one page
+    # (members twice, half of them in another chapter) unless doxy_filter.py keeps them apart
+    for path in sorted(glob.glob(os.path.join(top, "*.html"))):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if "generated from the following file" not in text:
+            continue
+        tail = text.split("generated from the following file", 1)[1]
+        files = sorted(set(re.findall(r'href="([^"#]+\.html)"', tail)) & set(members.file_chapter))
+        chapters = sorted({members.file_chapter[f] for f in files})
+        if len(chapters) > 1:
+            problems.append("%s: one page for the structs of chapters %s (from %s): a struct carried "
+                            "into a later chapter must get its own page (docs/site/doxy_filter.py)" %
+                            (os.path.basename(path), " and ".join(chapters), ", ".join(files)))
     # every chapter's notes end with previous/next; every chapter file's page links its notes
     labels = [p.label for p in site.chapters]
     for i, page in enumerate(site.chapters):
