@@ -29,6 +29,10 @@ chapter.
 4. Formulas: the space Doxygen writes between a formula and the character before it goes (the
    input filter marks the formulas that had none). Files: the repository files that pages link
    (LICENSE; the input filter points the link at files/) are copied into the site.
+
+5. Layout: a word of code in a table cell does not break at its hyphens (a long one may after
+   a dot); source listings are
+   marked for their own, smaller code font (docs/site/course.css).
 """
 import html as html_text
 import os
@@ -280,6 +284,70 @@ def copy_linked_files(html):
     return len(copied)
 
 
+CELL = re.compile(r"<(td|th)\b[^>]*>.*?</\1>", re.S)
+CODE = re.compile(r"<code>(.*?)</code>", re.S)
+
+
+LONG_CODE_WORD = 20  # characters: a longer word of code may break after a "." "::" or "/"
+
+
+def code_word(word):
+    """A word of code in a table cell as HTML that breaks where course.css and the browser allow:
+    never at a hyphen (each part with one is a nowrap span), and, in a long word
+    (mbarrier.try_wait.parity.acquire.cta), after a "." "::" or "/" (<wbr>)."""
+    parts = re.split(r"(?<=\.|:|/)(?=[^.:/])", word) if len(word) >= LONG_CODE_WORD else [word]
+    parts = ['<span class="course-word">%s</span>' % p if "-" in p else p for p in parts]
+    return "<wbr>".join(parts)
+
+
+def keep_code_words(html):
+    """In a table cell, a word of code never breaks at its hyphens ("kogge-" / "stone",
+    "--recurrence-" / "f32"), and a long one may break after a "." (see code_word()); a code
+    span with spaces still wraps between its words."""
+    kept = 0
+
+    def in_code(m):
+        nonlocal kept
+        parts = re.split(r"(<[^>]*>)", m.group(1))
+        for i in range(0, len(parts), 2):  # the text between tags
+            parts[i], n = re.subn(r"[^\s<]*-[^\s<]*|[^\s<]{%d,}" % LONG_CODE_WORD,
+                                  lambda w: code_word(w.group(0)), parts[i])
+            kept += n
+        return "<code>" + "".join(parts) + "</code>"
+
+    for name in os.listdir(html):
+        if not name.endswith(".html"):
+            continue
+        path = os.path.join(html, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if "<code>" not in text or "<td" not in text:
+            continue
+        new = CELL.sub(lambda c: CODE.sub(in_code, c.group(0)), text)
+        if new != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+    return kept
+
+
+def mark_listings(html):
+    """Every source listing's contents get the class course-listing (course.css: a smaller code
+    font, so that a line of 100 characters fits at 1024 px)."""
+    marked = 0
+    for name in os.listdir(html):
+        if not name.endswith("_source.html"):
+            continue
+        path = os.path.join(html, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        new = text.replace('<div class="contents">', '<div class="contents course-listing">', 1)
+        if new != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+            marked += 1
+    return marked
+
+
 def fix_tree_anchors(html):
     """The side tree lists undocumented enum values under anchors that Doxygen 1.9.4 does not write
     into the page; each such entry points at its enum's anchor (the first 33 characters of the
@@ -355,10 +423,14 @@ def main():
     listings = link_listings(html, members, site)
     joined = join_formulas(html)
     copied = copy_linked_files(html)
+    words = keep_code_words(html)
+    marked = mark_listings(html)
     print("docs: %d links moved to the chapter they belong to (or unlinked), on %d pages; %d tree "
           "entries of enum values pointed at their enum; %d source listings link their notes; %d "
-          "formulas joined to the character before them; %d repository files copied into files/" %
-          (changed, pages, fixed, listings, joined, copied))
+          "formulas joined to the character before them; %d repository files copied into files/; "
+          "%d words of code in tables kept whole or given breaks after dots; %d source listings in the "
+          "listing font" %
+          (changed, pages, fixed, listings, joined, copied, words, marked))
 
 
 if __name__ == "__main__":
