@@ -16,8 +16,9 @@
 #    Doxygen cannot link; a \f$ formula it did not render), no space between a bracket and a
 #    formula ("( x)": Doxygen writes one where the Markdown had "($x$"), no en-dash inside code
 #    (a copied command would fail), and every image resolves to a file.
+#    The figures of docs/figures: no text against the bottom edge.
 # 3. tests/check_site.py: every link of the site resolves, also in a copy elsewhere; links land
-#    in the right chapter; previous/next; each chapter file's page links its notes.
+#    in the right chapter; previous/next on every page; each chapter file's page links its notes.
 # 4. tests/check_browser.py: every page in headless Chromium, no resource that fails to load, no
 #    JavaScript error; skipped, with the reason, where there is no Chromium, or with
 #    CHECK_BROWSER=0.
@@ -125,7 +126,35 @@ for page in "$dir"/*.html; do
     }
     END { exit problems > 0 }' "$page" || problems=$((problems + 1))
 done
-echo "docs check: $sources Markdown sources, $pages pages, $([ "$problems" -eq 0 ] && echo "no problems" || echo "PROBLEMS above")"
+# the figures: no line of text on or against the bottom edge (its descenders are cut, and the
+# caption below sits on it); text placed through a transform (the plots) is not checked
+figures=0
+for svg in "$root"/docs/figures/*.svg; do
+  [ -e "$svg" ] || continue
+  figures=$((figures + 1))
+  awk -v name="docs/figures/$(basename "$svg")" '
+    function attr(tag, a,   v) {
+      if (!match(tag, " " a "=\"[-0-9.]+\"")) return ""
+      v = substr(tag, RSTART + length(a) + 3, RLENGTH - length(a) - 4)
+      return v + 0
+    }
+    BEGIN { bad = 0 }
+    /<svg[ >]/ && height == "" { height = attr($0, "height") }
+    {
+      line = $0
+      while (match(line, /<text[^>]*>/)) {
+        tag = substr(line, RSTART, RLENGTH)
+        line = substr(line, RSTART + RLENGTH)
+        y = attr(tag, "y")
+        if (height != "" && y != "" && tag !~ /transform=/ && y > height - 8) {
+          print name ":" FNR ": text at y=" y " of a " height " px high figure: leave 8 px below the last line (the caption follows)"
+          bad++
+        }
+      }
+    }
+    END { exit bad > 0 }' "$svg" || problems=$((problems + 1))
+done
+echo "docs check: $sources Markdown sources, $pages pages, $figures figures, $([ "$problems" -eq 0 ] && echo "no problems" || echo "PROBLEMS above")"
 
 # 3. the links
 python3 "$here/check_site.py" "$dir" "$(dirname "$dir")/site.tag" || problems=$((problems + 1))
