@@ -21,7 +21,9 @@ Markdown (every page of the site):
   - the README (the main page): its headings become plain HTML headings, so that the side tree
     lists the course's pages and not the README's sections, and a list of the site's pages in
     reading order is appended (\\subpage: this is what builds the side tree);
-  - a chapter's README: previous and next links at the end.
+  - every other page of the reading order (a chapter's README, the primer, the conventions, the
+    results, the logs, the instructors' pages, the group pages): previous and next links at the
+    end.
 Source files of a chapter: one more \\file paragraph, at the end (no line moves), linking the
 file's page to its chapter's notes. A struct (union, class) that an earlier chapter defines too
 (a carried helper: chapter 10's sum_i32 is chapter 09's) is put in a namespace of its chapter,
@@ -129,10 +131,11 @@ def main():
     rel = os.path.relpath(path, site.root)
     if path.endswith(".md"):
         text = markdown(text, rel == "README.md", os.path.dirname(rel))
+        page = None if rel == "README.md" else site.page_of_file(rel)
         if rel == "README.md":
             text = text.rstrip("\n") + "\n\n" + site.contents() + "\n"
-        elif site.chapter_of_readme(rel):
-            text = text.rstrip("\n") + "\n\n" + site.prev_next(site.chapter_of_readme(rel)) + "\n"
+        elif page:
+            text = text.rstrip("\n") + "\n\n" + site.prev_next(page) + "\n"
     else:
         chapter = site.chapter_of_source(rel)
         if chapter:

@@ -206,17 +206,36 @@ class Site:
         out += ["", "Every source file, with its comments: the *Source files* of the side tree."]
         return "\n".join(out)
 
-    def prev_next(self, chapter):
-        """The last lines of a chapter's page: the chapter before, the course, the one after."""
-        i = self.chapters.index(chapter)
-        prev = self.chapters[i - 1].label if i > 0 else "index"
-        nxt = (self.chapters[i + 1].label if i + 1 < len(self.chapters) else
-               (self.background[0].label if self.background else "index"))
-        return ("<div class=\"course-nav\">\n"
-                "<span class=\"course-prev\">Previous: \\ref %s</span>\n"
-                "<span class=\"course-up\">\\ref index \"The course\"</span>\n"
-                "<span class=\"course-next\">Next: \\ref %s</span>\n"
-                "</div>" % (prev, nxt))
+    def page_of_file(self, rel):
+        """The page of the reading order that a Markdown file makes (a generated group page by
+        its label), or None."""
+        order = self.reading_order()
+        for page in order:
+            if page.rel and page.rel == rel:
+                return page
+        label = read_title(rel)[0] if os.path.isfile(os.path.join(ROOT, rel)) else None
+        for page in order:
+            if not page.rel and page.label == label:
+                return page
+        return None
+
+    def neighbours(self, page):
+        """(previous, next) labels of a page in the reading order (next None for the last); the
+        main page has none."""
+        labels = [p.label for p in self.reading_order()]
+        i = labels.index(page.label)
+        return (labels[i - 1] if i > 0 else None), (labels[i + 1] if i + 1 < len(labels) else None)
+
+    def prev_next(self, page):
+        """The last lines of every page but the main one: the page before, the course, the page
+        after, in the reading order (the course only where neither is the main page already)."""
+        prev, nxt = self.neighbours(page)
+        parts = ["<div class=\"course-nav\">",
+                 "<span class=\"course-prev\">Previous: \\ref %s</span>" % prev]
+        parts.append("<span class=\"course-up\">%s</span>" %
+                     ("" if "index" in (prev, nxt) else "\\ref index \"The course\""))
+        parts.append("<span class=\"course-next\">%s</span>" % ("Next: \\ref %s" % nxt if nxt else ""))
+        return "\n".join(parts + ["</div>"])
 
     def group_pages(self):
         """(file name, Markdown) of the pages that group the experiments and the instructors'."""
