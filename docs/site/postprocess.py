@@ -248,23 +248,36 @@ def struct_chapters(html, members):
     return ctx
 
 
+def rewrite_pages(html, suffixes, rewrite):
+    """rewrite(text) -> new text, applied to every file of HTML_DIR whose name ends with one of
+    `suffixes`; the number of files changed."""
+    changed = 0
+    for name in os.listdir(html):
+        if not name.endswith(suffixes):
+            continue
+        path = os.path.join(html, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        new = rewrite(text)
+        if new != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+            changed += 1
+    return changed
+
+
 def join_formulas(html):
     """Doxygen's space between a formula and the character before it, where the Markdown had none
     (doxy_filter.py marks each such formula with site_pages.FORMULA_JOINER): "( \\(x\\))" becomes
     "(\\(x\\))"; every marker goes."""
     joined = 0
-    for name in os.listdir(html):
-        if not name.endswith((".html", ".js")):
-            continue
-        path = os.path.join(html, name)
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        if site_pages.FORMULA_JOINER not in text:
-            continue
+
+    def join(text):
+        nonlocal joined
         joined += text.count(site_pages.FORMULA_JOINER)
         text = re.sub(site_pages.FORMULA_JOINER + r" ?(?=\\\()", "", text)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text.replace(site_pages.FORMULA_JOINER, ""))
+        return text.replace(site_pages.FORMULA_JOINER, "")
+    rewrite_pages(html, (".html", ".js"), join)
     return joined
 
 
@@ -286,8 +299,6 @@ def copy_linked_files(html):
 
 CELL = re.compile(r"<(td|th)\b[^>]*>.*?</\1>", re.S)
 CODE = re.compile(r"<code>(.*?)</code>", re.S)
-
-
 LONG_CODE_WORD = 20  # characters: a longer word of code may break after a "." "::" or "/"
 
 
@@ -315,37 +326,19 @@ def keep_code_words(html):
             kept += n
         return "<code>" + "".join(parts) + "</code>"
 
-    for name in os.listdir(html):
-        if not name.endswith(".html"):
-            continue
-        path = os.path.join(html, name)
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+    def in_cells(text):
         if "<code>" not in text or "<td" not in text:
-            continue
-        new = CELL.sub(lambda c: CODE.sub(in_code, c.group(0)), text)
-        if new != text:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(new)
+            return text
+        return CELL.sub(lambda c: CODE.sub(in_code, c.group(0)), text)
+    rewrite_pages(html, (".html",), in_cells)
     return kept
 
 
 def mark_listings(html):
     """Every source listing's contents get the class course-listing (course.css: a smaller code
     font, so that a line of 100 characters fits at 1024 px)."""
-    marked = 0
-    for name in os.listdir(html):
-        if not name.endswith("_source.html"):
-            continue
-        path = os.path.join(html, name)
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        new = text.replace('<div class="contents">', '<div class="contents course-listing">', 1)
-        if new != text:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(new)
-            marked += 1
-    return marked
+    return rewrite_pages(html, ("_source.html",), lambda text: text.replace(
+        '<div class="contents">', '<div class="contents course-listing">', 1))
 
 
 def fix_tree_anchors(html):

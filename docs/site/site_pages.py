@@ -84,7 +84,7 @@ def compound_end(lines, first):
         if "/*" in line:
             line, comment = line.split("/*", 1)[0], True
         depth += line.count("{") - line.count("}")
-        if depth <= 0 and i > first or depth <= 0 and "{" in line:
+        if depth <= 0:  # (the first line has its "{")
             return i
     return None
 
@@ -160,12 +160,6 @@ class Site:
                               for f in files if f.endswith(".md")]
             others += [c for c in candidates if c not in placed and not c.startswith("build/")]
         self.others = [Page(p) for p in sorted(set(others))]
-
-    def chapter_of_readme(self, rel):
-        for page in self.chapters:
-            if page.rel == rel:
-                return page
-        return None
 
     def compounds(self, chapter):
         """The names of the structs (unions, classes) a chapter's sources define at the top level."""
