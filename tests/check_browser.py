@@ -4,7 +4,11 @@ opens every page of the site, 1024 px wide, and this fails on
   - a resource that does not load (a script, style sheet, image, font, frame; MathJax's too);
   - a JavaScript error (an exception, or console.error);
   - an image that loaded broken, a formula MathJax could not typeset;
-  - a page wider than the window (what does not fit must scroll in its own box: code, tables).
+  - a page wider than the window (what does not fit must scroll in its own box: code, tables);
+  - a table of the text wider than its box by more than a few px (it would scroll, but a reader
+    does not see its right-hand columns, and its scroll bar is at the table's bottom);
+  - a word of code in a table cell broken across lines after a hyphen ("kogge-" / "stone");
+  - a source listing in which a line of 100 characters does not fit (it would scroll).
 
     tests/check_browser.py HTML_DIR [--screenshots DIR] [--pages GLOB]
 
@@ -32,6 +36,9 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
          "--disable-extensions", "--disable-default-apps", "--mute-audio", "--hide-scrollbars",
          "--remote-debugging-pipe", "--window-size=%d,%d" % (WIDTH, HEIGHT)]
 
+# A table of the text may be this many px wider than its box (rounding, a border).
+TABLE_SLACK = 4
+
 # After the load event: wait for MathJax (if the page has it) and report what the page shows.
 INSPECT = """
 new Promise(function (done) {
@@ -46,7 +53,56 @@ new Promise(function (done) {
     // wider than the window; code blocks and tables scroll inside their own boxes
     var root = document.scrollingElement || document.documentElement;
     var content = document.getElementById('doc-content') || root;
+    // a table of the text that is wider than its box: it scrolls, but the columns on the right
+    // are out of sight, with the scroll bar at the table's bottom
+    var tables = [], all = document.querySelectorAll('.textblock table');
+    for (var t = 0; t < all.length; ++t) {
+      // (a row can be wider than the table's scroll width says: Doxygen's tables are inline
+      // blocks around their rows)
+      var inner = all[t].scrollWidth;
+      for (var r = 0; r < all[t].rows.length; ++r)
+        inner = Math.max(inner, all[t].rows[r].getBoundingClientRect().width);
+      var over = Math.round(inner - all[t].clientWidth);
+      if (over > TABLE_SLACK)
+        tables.push({over: over, head: (all[t].rows.length ? all[t].rows[0].innerText : '')
+                                        .replace(/\s+/g, ' ').trim().slice(0, 70)});
+    }
+    // a word of code in a table cell that the browser broke after a hyphen ("kogge-" / "stone")
+    var split = [], codes = document.querySelectorAll('.textblock td code, .textblock th code');
+    var range = document.createRange();
+    for (var c = 0; c < codes.length; ++c) {
+      var walk = document.createTreeWalker(codes[c], NodeFilter.SHOW_TEXT), node;
+      while ((node = walk.nextNode())) {
+        for (var k = node.data.indexOf('-'); k >= 0 && k + 1 < node.data.length;
+             k = node.data.indexOf('-', k + 1)) {
+          range.setStart(node, k); range.setEnd(node, k + 1);
+          var here = range.getBoundingClientRect().top;
+          range.setStart(node, k + 1); range.setEnd(node, k + 2);
+          if (/\S/.test(node.data[k + 1]) && range.getBoundingClientRect().top > here + 2)
+            split.push(codes[c].textContent);
+        }
+      }
+    }
+    // a source listing: a line of 100 characters fits beside its line number (the check adds
+    // one, last, after everything else is measured)
+    var listing = document.querySelector('div.contents > div.fragment'), narrow = 0;
+    var first = listing && listing.querySelector('div.line');
+    if (first && first.querySelector('span.lineno')) {
+      var line = document.createElement('div'), probe = document.createElement('span');
+      line.className = 'line';
+      line.appendChild(first.querySelector('span.lineno').cloneNode(true));
+      probe.textContent = new Array(101).join('x');
+      line.appendChild(probe);
+      listing.insertBefore(line, first);
+      var box = listing.getBoundingClientRect();
+      narrow = Math.max(0, Math.round(probe.getBoundingClientRect().right -
+                                      (box.right - parseFloat(getComputedStyle(listing).paddingRight))));
+      listing.removeChild(line);
+    }
     done(JSON.stringify({
+      narrow: narrow,
+      split: split,
+      tables: tables,
       broken: broken,
       mathErrors: document.querySelectorAll('.MathJax_Error, .merror, [data-mjx-error]').length,
       mathPending: document.querySelectorAll('script[type^="math/tex"]').length -
@@ -60,7 +116,7 @@ new Promise(function (done) {
   else
     report();
 })
-"""
+""".replace("TABLE_SLACK", str(TABLE_SLACK))
 
 
 def find_chromium():
@@ -247,6 +303,16 @@ def main(argv):
                     found.append("%d formulas MathJax could not typeset" % seen["mathErrors"])
                 if seen["wide"] > 1:
                     found.append("wider than a %d px window by %d px" % (WIDTH, seen["wide"]))
+                if seen["narrow"] > 0:
+                    found.append("a source line of 100 characters does not fit at %d px (by %d px): "
+                                 "docs/site/course.css sets the listings' code font" %
+                                 (WIDTH, seen["narrow"]))
+                found += ["code in a table broken after a hyphen (it reads as two words; "
+                          "docs/site/course.css keeps such words whole): %s" % c
+                          for c in sorted(set(seen["split"]))]
+                found += ["a table %d px wider than the text at %d px: its right columns are out "
+                          "of sight (shorten or split a wide cell, e.g. a formula at its '='): %s"
+                          % (t["over"], WIDTH, t["head"]) for t in seen["tables"]]
             problems += ["%s: %s" % (rel, f) for f in found]
             if shots and ("<!-- PageDoc -->" in open(path, encoding="utf-8").read()
                           or rel == "index.html"):

@@ -12,10 +12,13 @@
 #      code and $…$.
 # 2. The generated HTML of every page made from Markdown: no raw markup in the text (a literal
 #    <tt>, <code>, **, backtick, or an asterisk against a word — "*`cp.async` staging.*" — means
-#    Doxygen did not render what the source meant), no en-dash inside code (a copied command
-#    would fail), and every image resolves to a file.
+#    Doxygen did not render what the source meant; a Markdown link "[LICENSE](LICENSE)" to a file
+#    Doxygen cannot link; a \f$ formula it did not render), no space between a bracket and a
+#    formula ("( x)": Doxygen writes one where the Markdown had "($x$"), no en-dash inside code
+#    (a copied command would fail), and every image resolves to a file.
+#    The figures of docs/figures: no text against the bottom edge.
 # 3. tests/check_site.py: every link of the site resolves, also in a copy elsewhere; links land
-#    in the right chapter; previous/next; each chapter file's page links its notes.
+#    in the right chapter; previous/next on every page; each chapter file's page links its notes.
 # 4. tests/check_browser.py: every page in headless Chromium, no resource that fails to load, no
 #    JavaScript error; skipped, with the reason, where there is no Chromium, or with
 #    CHECK_BROWSER=0.
@@ -111,13 +114,47 @@ for page in "$dir"/*.html; do
       if (text ~ /`/) { print name ": raw backtick: " substr(text, 1, 120); problems++ }
       visible = text
       gsub(/<[^>]*>/, "", visible)
+      if (match(visible, /[(\[{](\342\201\240)? \\[(\[]/))  # (a word joiner that postprocess.py left)
+        { print name ": a space between a bracket and a formula (docs/site/postprocess.py joins them): …" substr(visible, RSTART > 40 ? RSTART - 40 : 1, 80); problems++ }
+      if (match(visible, /\\f[$\[\]]/))
+        { print name ": a formula Doxygen did not render (a \\f$ left in the text): …" substr(visible, RSTART > 40 ? RSTART - 40 : 1, 80); problems++ }
       gsub(/\\\(([^\\]|\\[^)])*\\\)|\\\[([^\\]|\\[^\]])*\\\]/, "", visible)  # formulas, for MathJax
+      if (match(visible, /\]\(/))
+        { print name ": raw Markdown link (a target Doxygen cannot link; docs/site/doxy_filter.py points links to repository files at files/): …" substr(visible, RSTART > 40 ? RSTART - 40 : 1, 80); problems++ }
       if (visible ~ /(^|[^ \t])\*|\*([^ \t]|$)/)
         { print name ": raw asterisk (emphasis Doxygen did not render?): " substr(visible, 1, 120); problems++ }
     }
     END { exit problems > 0 }' "$page" || problems=$((problems + 1))
 done
-echo "docs check: $sources Markdown sources, $pages pages, $([ "$problems" -eq 0 ] && echo "no problems" || echo "PROBLEMS above")"
+# the figures: no line of text on or against the bottom edge (its descenders are cut, and the
+# caption below sits on it); text placed through a transform (the plots) is not checked
+figures=0
+for svg in "$root"/docs/figures/*.svg; do
+  [ -e "$svg" ] || continue
+  figures=$((figures + 1))
+  awk -v name="docs/figures/$(basename "$svg")" '
+    function attr(tag, a,   v) {
+      if (!match(tag, " " a "=\"[-0-9.]+\"")) return ""
+      v = substr(tag, RSTART + length(a) + 3, RLENGTH - length(a) - 4)
+      return v + 0
+    }
+    BEGIN { bad = 0 }
+    /<svg[ >]/ && height == "" { height = attr($0, "height") }
+    {
+      line = $0
+      while (match(line, /<text[^>]*>/)) {
+        tag = substr(line, RSTART, RLENGTH)
+        line = substr(line, RSTART + RLENGTH)
+        y = attr(tag, "y")
+        if (height != "" && y != "" && tag !~ /transform=/ && y > height - 8) {
+          print name ":" FNR ": text at y=" y " of a " height " px high figure: leave 8 px below the last line (the caption follows)"
+          bad++
+        }
+      }
+    }
+    END { exit bad > 0 }' "$svg" || problems=$((problems + 1))
+done
+echo "docs check: $sources Markdown sources, $pages pages, $figures figures, $([ "$problems" -eq 0 ] && echo "no problems" || echo "PROBLEMS above")"
 
 # 3. the links
 python3 "$here/check_site.py" "$dir" "$(dirname "$dir")/site.tag" || problems=$((problems + 1))

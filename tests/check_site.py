@@ -13,9 +13,13 @@ Fails (exit 1, each problem on a line) when:
   - a chapter's page (its notes, its experiments' log, its source and file pages, a section
     "Chapter NN" of the answers) links to a member of another chapter's source without the
     sentence naming that chapter (a carried helper that links to its first chapter must say so);
-    and code of one chapter links to another chapter's code at all;
-  - a chapter's notes lack their previous/next links, or a chapter's file page or source listing
-    lacks the link to its notes.
+    and code of one chapter links to another chapter's code at all (a struct and its members
+    count as code of the chapter whose file defines them);
+  - a struct's page is made from the files of two chapters (Doxygen merges structs of one name);
+  - the main page does not link the first chapter before its first section;
+  - a page of the reading order (docs/site/site_pages.py) lacks its previous/next links or links
+    one page twice there; a page other than a chapter's notes is titled "Chapter NN"; a
+    chapter's file page or source listing lacks the link to its notes.
 Exit 2 on bad arguments.
 """
 import glob
@@ -134,8 +138,9 @@ def check_chapters(top, tagfile):
         section = None
         for m in re.finditer(r'<a (?:class="([^"]*)" )?href="([^"#/]+\.html)(?:#([^"]*))?"', text):
             kind, target, anchor = m.groups()
+            anchor = anchor or ""  # a struct's page: the struct itself
             there = members.chapter_of(target)
-            if not anchor or (target, anchor) not in members.at:
+            if (target, anchor) not in members.at:
                 continue
             ctx = context
             if not ctx:
@@ -164,21 +169,48 @@ def check_chapters(top, tagfile):
                                 "does not name chapter %s: name it (\"chapter %s's %s()\") or "
                                 "link this chapter's own: ...%s" %
                                 (name, ctx, what, there, there, there, what, sentence[-80:]))
-    # every chapter's notes end with previous/next; every chapter file's page links its notes
-    labels = [p.label for p in site.chapters]
-    for i, page in enumerate(site.chapters):
+    # a struct's page shows one chapter's struct: Doxygen merges structs of one name into one page
+    # (members twice, half of them in another chapter) unless doxy_filter.py keeps them apart
+    for path in sorted(glob.glob(os.path.join(top, "*.html"))):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if "generated from the following file" not in text:
+            continue
+        tail = text.split("generated from the following file", 1)[1]
+        files = sorted(set(re.findall(r'href="([^"#]+\.html)"', tail)) & set(members.file_chapter))
+        chapters = sorted({members.file_chapter[f] for f in files})
+        if len(chapters) > 1:
+            problems.append("%s: one page for the structs of chapters %s (from %s): a struct carried "
+                            "into a later chapter must get its own page (docs/site/doxy_filter.py)" %
+                            (os.path.basename(path), " and ".join(chapters), ", ".join(files)))
+    # the main page says where to begin before its first section: a link to the first chapter
+    with open(os.path.join(top, "index.html"), encoding="utf-8") as f:
+        intro = f.read().split('<div class="contents">', 1)[-1].split("<h2", 1)[0]
+    if site.chapters and not re.search(r'href="%s\.html[#"]' % site.chapters[0].label, intro):
+        problems.append("index.html: no link to %s.html before the first section: the start page "
+                        "says where to begin near its top (README.md)" % site.chapters[0].label)
+    # every page of the reading order but the main one ends with previous/next, as the order
+    # says, and names no page twice there (chapter 01's previous is the course itself); only a
+    # chapter's notes are titled "Chapter NN" (a log is "Experiments: chapter NN, ...")
+    for page in site.reading_order()[1:]:
         path = os.path.join(top, page.label + ".html")
         if not os.path.exists(path):
-            problems.append("no page %s.html for %s" % (page.label, page.rel))
+            problems.append("no page %s.html for %s" % (page.label, page.rel or "a group page"))
             continue
         with open(path, encoding="utf-8") as f:
             text = f.read()
         nav = re.search(r'<div class="course-nav">(.*?)</div>', text, re.S)
-        want_prev = labels[i - 1] + ".html" if i else "index.html"
-        if not nav or want_prev not in nav.group(1) or (
-                i + 1 < len(labels) and labels[i + 1] + ".html" not in nav.group(1)):
-            problems.append("%s.html: no previous/next links (%s and the next chapter)" %
-                            (page.label, want_prev))
+        prev, nxt = site.neighbours(page)
+        hrefs = re.findall(r'href="([^"#]+)', nav.group(1)) if nav else []
+        want = [prev + ".html"] + ([nxt + ".html"] if nxt else [])
+        if not nav or any(w not in hrefs for w in want):
+            problems.append("%s.html: no previous/next links (%s)" % (page.label, " and ".join(want)))
+        elif len(set(hrefs)) != len(hrefs):
+            problems.append("%s.html: its previous/next bar links one page twice: %s" %
+                            (page.label, ", ".join(hrefs)))
+        if re.match(r"Chapter \d\d\b", page.title) and page not in site.chapters:
+            problems.append("%s (%s): titled like a chapter's notes, \"%s\"; a log is titled "
+                            "\"Experiments: chapter NN, ...\"" % (page.rel, page.label, page.title))
     for target, chapter in members.file_chapter.items():
         notes = [p.label for p in site.chapters if p.number == chapter]
         with open(os.path.join(top, target), encoding="utf-8") as f:

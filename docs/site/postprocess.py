@@ -25,6 +25,14 @@ chapter.
 
 3. A chapter file's source listing links its chapter's notes (its file page does already: the
    input filter adds the link to the file's \\file text).
+
+4. Formulas: the space Doxygen writes between a formula and the character before it goes (the
+   input filter marks the formulas that had none). Files: the repository files that pages link
+   (LICENSE; the input filter points the link at files/) are copied into the site.
+
+5. Layout: a word of code in a table cell does not break at its hyphens (a long one may after
+   a dot); source listings are
+   marked for their own, smaller code font (docs/site/course.css).
 """
 import html as html_text
 import os
@@ -50,14 +58,14 @@ MATHJAX_PARTS = [
     "fonts/HTML-CSS/TeX/otf",
 ]
 
-LINK = re.compile(r'<a class="(el|code[^"]*)" href="([^"#/]+\.html)#([^"]+)"([^>]*)>')
+LINK = re.compile(r'<a class="(el|code[^"]*)" href="([^"#/]+\.html)(?:#([^"]+))?"([^>]*)>')
 CHAPTER_WORD = re.compile(r"\b[Cc]hapters? (\d\d)\b|\b(\d\d)_[a-z]")
 POSSESSIVE = re.compile(r"\b[Cc]hapter (\d\d)'s ((?:[\w:<>~]+(?:\(\))?(?:, | and | or |, and ))*)$")
 BLOCK_START = re.compile(r"<(?:p|li|td|th|h[1-6]|dd|dt|tr|div|br|table|ul|ol)\b[^>]*>")
 HEADING = re.compile(r"<h[1-6]\b[^>]*>(.*?)</h[1-6]>", re.S)
 SENTENCE_END = re.compile(r".*(?:[.!?]\s)", re.S)
 TAG = re.compile(r"<[^>]*>")
-TOOLTIP = re.compile(r'<div class="ttc" id="[^"]*"><div class="ttname"><a href="([^"#]+)#')
+TOOLTIP = re.compile(r'<div class="ttc" id="[^"]*"><div class="ttname"><a href="([^"#]+)["#]')
 
 
 def copy_mathjax(src, html):
@@ -80,13 +88,19 @@ def chapter_number(path_dir):
 
 
 class Members:
-    """From the tag file: which chapter each file belongs to, and where each chapter defines what."""
+    """From the tag file: which chapter each file belongs to, and where each chapter defines what.
+    A struct is a member too, under the anchor "" of its page, and so is each of its members, as
+    "struct::member" (the struct's name without the namespace that doxy_filter.py puts a carried
+    struct in)."""
 
     def __init__(self, tagfile, root):
         self.file_chapter = {}  # page (file page or its source listing) -> chapter number
+        self.struct_chapter = {}  # a struct's page -> chapter number
         self.at = {}  # (page, anchor) -> member name
         self.defs = {}  # (chapter, name) -> (page, anchor)
-        for c in ET.parse(tagfile).getroot().findall("compound"):
+        compounds = ET.parse(tagfile).getroot().findall("compound")
+        class_chapter = {}  # a struct's full name -> the chapter of the file that defines it
+        for c in compounds:
             if c.get("kind") != "file":
                 continue
             rel = os.path.relpath(c.findtext("path"), root)
@@ -95,14 +109,31 @@ class Members:
             if chapter:
                 self.file_chapter[page] = chapter
                 self.file_chapter[page.replace(".html", "_source.html")] = chapter
+                for k in c.findall("class"):
+                    class_chapter.setdefault(k.text, chapter)
             for m in c.findall("member"):
-                key = (m.findtext("anchorfile"), m.findtext("anchor"))
-                self.at[key] = m.findtext("name")
-                if chapter:
-                    self.defs.setdefault((chapter, m.findtext("name")), key)
+                self.add(chapter, m.findtext("name"), m.findtext("anchorfile"), m.findtext("anchor"))
+        for c in compounds:
+            if c.get("kind") not in ("struct", "union", "class"):
+                continue
+            full, page = c.findtext("name"), c.findtext("filename")
+            chapter = class_chapter.get(full)
+            name = site_pages.without_chapter_namespace(full)
+            if chapter:
+                self.struct_chapter[page] = chapter
+            self.add(chapter, name, page, "")
+            for m in c.findall("member"):
+                if m.get("kind") in ("function", "variable", "typedef", "enumeration", "enumvalue"):
+                    self.add(chapter, name + "::" + m.findtext("name"), m.findtext("anchorfile"),
+                             m.findtext("anchor"))
+
+    def add(self, chapter, name, page, anchor):
+        self.at[(page, anchor)] = name
+        if chapter:
+            self.defs.setdefault((chapter, name), (page, anchor))
 
     def chapter_of(self, page):
-        return self.file_chapter.get(page)
+        return self.file_chapter.get(page) or self.struct_chapter.get(page)
 
 
 def page_contexts(site):
@@ -153,7 +184,7 @@ def relink_page(path, members, context):
     out, pos, changed = [], 0, 0
     for m in LINK.finditer(text):
         kind, target, anchor, rest = m.groups()
-        name = members.at.get((target, anchor))
+        name = members.at.get((target, anchor or ""))
         if name is None:
             continue
         ctx = context
@@ -181,7 +212,8 @@ def relink_page(path, members, context):
         # the tooltip was the other definition's brief: drop it
         rest = re.sub(r'\s*title="[^"]*"', "", rest)
         out.append(text[pos:m.start()])
-        out.append('<a class="%s" href="%s#%s"%s>' % (kind, new_target, new_anchor, rest))
+        out.append('<a class="%s" href="%s%s"%s>' % (kind, new_target,
+                                                     "#" + new_anchor if new_anchor else "", rest))
         pos = m.end()
         changed += 1
     out.append(text[pos:])
@@ -214,6 +246,99 @@ def struct_chapters(html, members):
         if len(chapters) == 1:
             ctx[name] = chapters.pop()
     return ctx
+
+
+def rewrite_pages(html, suffixes, rewrite):
+    """rewrite(text) -> new text, applied to every file of HTML_DIR whose name ends with one of
+    `suffixes`; the number of files changed."""
+    changed = 0
+    for name in os.listdir(html):
+        if not name.endswith(suffixes):
+            continue
+        path = os.path.join(html, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        new = rewrite(text)
+        if new != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+            changed += 1
+    return changed
+
+
+def join_formulas(html):
+    """Doxygen's space between a formula and the character before it, where the Markdown had none
+    (doxy_filter.py marks each such formula with site_pages.FORMULA_JOINER): "( \\(x\\))" becomes
+    "(\\(x\\))"; every marker goes."""
+    joined = 0
+
+    def join(text):
+        nonlocal joined
+        joined += text.count(site_pages.FORMULA_JOINER)
+        text = re.sub(site_pages.FORMULA_JOINER + r" ?(?=\\\()", "", text)
+        return text.replace(site_pages.FORMULA_JOINER, "")
+    rewrite_pages(html, (".html", ".js"), join)
+    return joined
+
+
+def copy_linked_files(html):
+    """The repository files that pages link under files/ (doxy_filter.py: LICENSE), into the site."""
+    copied = set()
+    for name in os.listdir(html):
+        if not name.endswith(".html"):
+            continue
+        with open(os.path.join(html, name), encoding="utf-8") as f:
+            for target in re.findall(r'href="(files/[^"#]+)', f.read()):
+                src = site_pages.repo_file(target)
+                if src and target not in copied:
+                    os.makedirs(os.path.dirname(os.path.join(html, target)), exist_ok=True)
+                    shutil.copy(src, os.path.join(html, target))
+                    copied.add(target)
+    return len(copied)
+
+
+CELL = re.compile(r"<(td|th)\b[^>]*>.*?</\1>", re.S)
+CODE = re.compile(r"<code>(.*?)</code>", re.S)
+LONG_CODE_WORD = 20  # characters: a longer word of code may break after a "." "::" or "/"
+
+
+def code_word(word):
+    """A word of code in a table cell as HTML that breaks where course.css and the browser allow:
+    never at a hyphen (each part with one is a nowrap span), and, in a long word
+    (mbarrier.try_wait.parity.acquire.cta), after a "." "::" or "/" (<wbr>)."""
+    parts = re.split(r"(?<=\.|:|/)(?=[^.:/])", word) if len(word) >= LONG_CODE_WORD else [word]
+    parts = ['<span class="course-word">%s</span>' % p if "-" in p else p for p in parts]
+    return "<wbr>".join(parts)
+
+
+def keep_code_words(html):
+    """In a table cell, a word of code never breaks at its hyphens ("kogge-" / "stone",
+    "--recurrence-" / "f32"), and a long one may break after a "." (see code_word()); a code
+    span with spaces still wraps between its words."""
+    kept = 0
+
+    def in_code(m):
+        nonlocal kept
+        parts = re.split(r"(<[^>]*>)", m.group(1))
+        for i in range(0, len(parts), 2):  # the text between tags
+            parts[i], n = re.subn(r"[^\s<]*-[^\s<]*|[^\s<]{%d,}" % LONG_CODE_WORD,
+                                  lambda w: code_word(w.group(0)), parts[i])
+            kept += n
+        return "<code>" + "".join(parts) + "</code>"
+
+    def in_cells(text):
+        if "<code>" not in text or "<td" not in text:
+            return text
+        return CELL.sub(lambda c: CODE.sub(in_code, c.group(0)), text)
+    rewrite_pages(html, (".html",), in_cells)
+    return kept
+
+
+def mark_listings(html):
+    """Every source listing's contents get the class course-listing (course.css: a smaller code
+    font, so that a line of 100 characters fits at 1024 px)."""
+    return rewrite_pages(html, ("_source.html",), lambda text: text.replace(
+        '<div class="contents">', '<div class="contents course-listing">', 1))
 
 
 def fix_tree_anchors(html):
@@ -289,9 +414,16 @@ def main():
         pages += n > 0
     fixed = fix_tree_anchors(html)
     listings = link_listings(html, members, site)
+    joined = join_formulas(html)
+    copied = copy_linked_files(html)
+    words = keep_code_words(html)
+    marked = mark_listings(html)
     print("docs: %d links moved to the chapter they belong to (or unlinked), on %d pages; %d tree "
-          "entries of enum values pointed at their enum; %d source listings link their notes" %
-          (changed, pages, fixed, listings))
+          "entries of enum values pointed at their enum; %d source listings link their notes; %d "
+          "formulas joined to the character before them; %d repository files copied into files/; "
+          "%d words of code in tables kept whole or given breaks after dots; %d source listings in the "
+          "listing font" %
+          (changed, pages, fixed, listings, joined, copied, words, marked))
 
 
 if __name__ == "__main__":

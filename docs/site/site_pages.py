@@ -18,6 +18,16 @@ import os
 import re
 import sys
 
+# Doxygen writes a space before an inline formula that follows a non-space: the input filter
+# marks such a formula with this, and postprocess.py takes it and the space away.
+FORMULA_JOINER = "\u2060"
+# A struct (union, class) defined at the top level of a chapter's source: its first line.
+COMPOUND = re.compile(r"^(?:template\s*<[^>]*>\s*)?(?:typedef\s+)?(struct|union|class)\s+(\w+)\s*"
+                      r"(?::[^{;]*)?\{")
+SOURCE_EXTENSIONS = (".c", ".h", ".cu", ".cuh")
+# What Doxygen shows itself (images through IMAGE_PATH, pages, sources): not copied as files/
+SITE_EXTENSIONS = (".md", ".dox", ".svg", ".png", ".jpg", ".gif") + SOURCE_EXTENSIONS
+
 ROOT = os.path.abspath(os.environ.get("DOXY_ROOT") or
                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 TITLE = re.compile(r"^#\s+(.*?)\s*(?:\{#([\w-]+)\})?\s*$")
@@ -60,6 +70,61 @@ def chapter_dirs():
     return [d for d in names if os.path.isfile(os.path.join(ROOT, d, "README.md"))]
 
 
+def compound_end(lines, first):
+    """The index of the line that closes the braces opened from lines[first] on (comments and
+    literals skipped), or None."""
+    depth, comment = 0, False
+    for i in range(first, len(lines)):
+        line = lines[i]
+        if comment:
+            if "*/" not in line:
+                continue
+            line, comment = line.split("*/", 1)[1], False
+        line = re.sub(r"/\*.*?\*/|//.*$|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'", "", line)
+        if "/*" in line:
+            line, comment = line.split("/*", 1)[0], True
+        depth += line.count("{") - line.count("}")
+        if depth <= 0:  # (the first line has its "{")
+            return i
+    return None
+
+
+def chapter_namespace(chapter):
+    """The namespace a chapter's carried structs are put in for Doxygen (doxy_filter.py); not the
+    chapter's page label (ch10_compaction), which \\ref must find."""
+    return "chapter_" + chapter.number
+
+
+def without_chapter_namespace(name):
+    """A struct's name as the chapter's code spells it (chapter_10::sum_i32 -> sum_i32)."""
+    return re.sub(r"^chapter_\d\d::", "", name)
+
+
+def site_file(page_dir, target):
+    """Where a Markdown link of a page in `page_dir` to a repository file that Doxygen does not
+    show (LICENSE) goes in the site: files/ and the file's path (.txt added to a name without
+    one, so that a browser shows it as text); None for anything else."""
+    path = os.path.normpath(os.path.join(ROOT, page_dir, target))
+    if not path.startswith(ROOT + os.sep) or not os.path.isfile(path):
+        return None
+    rel = os.path.relpath(path, ROOT)
+    ext = os.path.splitext(rel)[1]
+    if ext.lower() in SITE_EXTENSIONS:
+        return None
+    return "files/" + rel + ("" if ext else ".txt")
+
+
+def repo_file(site_path):
+    """The repository file that site_file() put at `site_path` (files/...), or None."""
+    if not site_path.startswith("files/"):
+        return None
+    rel = site_path[len("files/"):]
+    for cand in (rel, rel[:-4] if rel.endswith(".txt") else None):
+        if cand and site_file("", cand) == site_path:
+            return os.path.join(ROOT, cand)
+    return None
+
+
 def rel_glob(pattern):
     return sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, pattern)))
 
@@ -96,11 +161,23 @@ class Site:
             others += [c for c in candidates if c not in placed and not c.startswith("build/")]
         self.others = [Page(p) for p in sorted(set(others))]
 
-    def chapter_of_readme(self, rel):
-        for page in self.chapters:
-            if page.rel == rel:
-                return page
-        return None
+    def compounds(self, chapter):
+        """The names of the structs (unions, classes) a chapter's sources define at the top level."""
+        names = set()
+        for d, _, files in os.walk(os.path.join(ROOT, chapter.dir)):
+            for f in files:
+                if f.endswith(SOURCE_EXTENSIONS):
+                    with open(os.path.join(d, f), encoding="utf-8") as src:
+                        names |= {m.group(2) for m in map(COMPOUND.match, src) if m}
+        return names
+
+    def carried_compounds(self, chapter):
+        """The structs of a chapter that an earlier chapter defines too (carried helpers)."""
+        i = self.chapters.index(chapter)
+        earlier = set()
+        for page in self.chapters[:i]:
+            earlier |= self.compounds(page)
+        return self.compounds(chapter) & earlier
 
     def chapter_of_source(self, rel):
         top = rel.split(os.sep)[0]
@@ -123,17 +200,36 @@ class Site:
         out += ["", "Every source file, with its comments: the *Source files* of the side tree."]
         return "\n".join(out)
 
-    def prev_next(self, chapter):
-        """The last lines of a chapter's page: the chapter before, the course, the one after."""
-        i = self.chapters.index(chapter)
-        prev = self.chapters[i - 1].label if i > 0 else "index"
-        nxt = (self.chapters[i + 1].label if i + 1 < len(self.chapters) else
-               (self.background[0].label if self.background else "index"))
-        return ("<div class=\"course-nav\">\n"
-                "<span class=\"course-prev\">Previous: \\ref %s</span>\n"
-                "<span class=\"course-up\">\\ref index \"The course\"</span>\n"
-                "<span class=\"course-next\">Next: \\ref %s</span>\n"
-                "</div>" % (prev, nxt))
+    def page_of_file(self, rel):
+        """The page of the reading order that a Markdown file makes (a generated group page by
+        its label), or None."""
+        order = self.reading_order()
+        for page in order:
+            if page.rel and page.rel == rel:
+                return page
+        label = read_title(rel)[0] if os.path.isfile(os.path.join(ROOT, rel)) else None
+        for page in order:
+            if not page.rel and page.label == label:
+                return page
+        return None
+
+    def neighbours(self, page):
+        """(previous, next) labels of a page in the reading order (next None for the last); the
+        main page has none."""
+        labels = [p.label for p in self.reading_order()]
+        i = labels.index(page.label)
+        return (labels[i - 1] if i > 0 else None), (labels[i + 1] if i + 1 < len(labels) else None)
+
+    def prev_next(self, page):
+        """The last lines of every page but the main one: the page before, the course, the page
+        after, in the reading order (the course only where neither is the main page already)."""
+        prev, nxt = self.neighbours(page)
+        parts = ["<div class=\"course-nav\">",
+                 "<span class=\"course-prev\">Previous: \\ref %s</span>" % prev]
+        parts.append("<span class=\"course-up\">%s</span>" %
+                     ("" if "index" in (prev, nxt) else "\\ref index \"The course\""))
+        parts.append("<span class=\"course-next\">%s</span>" % ("Next: \\ref %s" % nxt if nxt else ""))
+        return "\n".join(parts + ["</div>"])
 
     def group_pages(self):
         """(file name, Markdown) of the pages that group the experiments and the instructors'."""
