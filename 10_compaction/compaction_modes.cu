@@ -233,8 +233,9 @@ static int compact_self_test(const compact_mode *m, const scan_options *opt)
 
     const size_t big = SELF_TEST_BIG_N;
     if (!opt->n_given || opt->n >= big) {
-        self_test_big_case_lock(1); /* one at a time when make test runs self-tests side by side */
         const size_t host_need = host_bytes(big), dev_need = device_bytes(m, big, 0);
+        /* make test runs self-tests side by side: wait for room in the memory they share */
+        self_test_big_case_begin(host_need + host_need / 4);
         const size_t host_have = host_memory_available(), dev_have = cuda_free_bytes();
         if (!cli_variant_selected(opt, VARIANT_LOOKBACK)) {
             printf("SKIP n = %zu: only this chapter's pass runs beyond 2^31\n", big);
@@ -257,7 +258,7 @@ static int compact_self_test(const compact_mode *m, const scan_options *opt)
             compact_free_host(&b);
             compact_free_device(&b);
         }
-        self_test_big_case_lock(0);
+        self_test_big_case_end();
     }
     printf("self-test of %s %s: %ld cases, %ld failed\n", m->name,
            failed ? "FAILED" : "passed", cases, failed);

@@ -42,20 +42,28 @@ typedef struct self_test_config {
     int repeats;                  /**< runs of every case (single-pass chapters: several, their bugs are races) */
     size_t big_n;                 /**< the n > 2^31 case (normally ::SELF_TEST_BIG_N), or 0 to skip it */
     const char *big_skip_reason;  /**< why big_n is 0, printed in the summary */
-    /** NULL, or asked just before the n > 2^31 case, under self_test_big_case_lock(): 1 if the
+    /** NULL, or asked just before the n > 2^31 case, after self_test_big_case_begin(): 1 if the
         machine has the memory for it now, else 0 with why in `reason` (the case is skipped) */
     int (*big_fits)(void *ctx, char *reason, size_t len);
 } self_test_config;
 
 /**
- * \brief Take (`take` 1) or release (0) the lock that keeps n > 2^31 cases one at a time.
+ * \brief Before an n > 2^31 case: wait until the machine's memory has room for it beside the
+ *        others running; self_test_big_case_end() after it.
  *
- * `make test` runs self-tests side by side; each one's n > 2^31 case needs tens of GiB of host
- * memory, more than two of them may have at once. Where the environment variable
- * SCAN_BIG_CASE_LOCK names a file, the case runs under an exclusive flock() of it, and the free
- * memory is checked after the lock is taken; without it, this does nothing.
+ * `make test` runs self-tests side by side, and each n > 2^31 case needs tens of GiB of host
+ * memory (`host_bytes`, its arrays and the margin its own check asks for). Where the environment
+ * variable SCAN_BIG_CASE_LOCK names a file and SCAN_BIG_CASE_BUDGET a number of bytes, the file
+ * is a ledger of the cases running (one line "pid bytes" each, kept under flock()): a case waits
+ * until the bytes held plus its own fit in the budget (one larger than the budget waits until it
+ * is alone). With SCAN_BIG_CASE_LOCK alone the cases run one at a time under an exclusive
+ * flock() of the file; with neither, this does nothing. The case's own check of free memory
+ * comes after this returns.
  */
-void self_test_big_case_lock(int take);
+void self_test_big_case_begin(size_t host_bytes);
+
+/** \brief After an n > 2^31 case: give back what self_test_big_case_begin() took. */
+void self_test_big_case_end(void);
 
 /**
  * \brief Run the battery and print one line per size, details of every failure, and a summary.

@@ -9,13 +9,14 @@
 #                  command line, the citations, and every chapter's --self-test up to n = 2^20
 # Each suite's full output goes to build/tests/logs/; a line "SKIP what: why" in it (a case the
 # suite could not run here) is shown and counted as skipped. Suites that only check correctness
-# run side by side, TEST_JOBS at a time (they share the GPU; the CUDA helpers, whose test times a
-# kernel, run alone first); each PASS/FAIL line shows its seconds, and the lines come in a fixed
-# order. The last line is "N passed, N failed, N skipped"; the exit status is non-zero if anything
-# failed.
-# Environment: CHAPTERS (chapter folders that exist); TEST_JOBS (default: host suites, one per
-# core; GPU suites, one per core up to 4). Their n > 2^31 cases, which need most of the memory,
-# take turns (SCAN_BIG_CASE_LOCK, common/selftest.h). GPU detection is in tests/gpu_env.sh.
+# run side by side in one batch, host and GPU suites together (the CUDA helpers, whose test times
+# a kernel, run alone first); each PASS/FAIL line shows its seconds, and the lines come in a
+# fixed order. The last line is "N passed, N failed, N skipped"; the exit status is non-zero if
+# anything failed.
+# Environment: CHAPTERS (chapter folders that exist); TEST_JOBS (default: one suite per core, at
+# most 4 of them on the GPU). Their n > 2^31 cases, which need tens of GiB each, wait for room
+# in a shared budget of host memory (SCAN_BIG_CASE_LOCK and SCAN_BIG_CASE_BUDGET,
+# common/selftest.h). GPU detection is in tests/gpu_env.sh.
 set -u
 cd "$(dirname "$0")/.."
 LOGS=build/tests/logs
@@ -27,8 +28,12 @@ cores=$(nproc 2>/dev/null || echo 1)
 host_jobs=${TEST_JOBS:-$cores}
 gpu_jobs=${TEST_JOBS:-$(( cores < 4 ? cores : 4 ))}
 [ "$gpu_jobs" -ge 1 ] || gpu_jobs=1
-# self-tests side by side take their n > 2^31 cases one at a time (common/selftest.h)
+# self-tests side by side share the memory for their n > 2^31 cases: nine tenths of what is
+# available now (common/selftest.h)
 export SCAN_BIG_CASE_LOCK="$PWD/build/tests/big_case.lock"
+SCAN_BIG_CASE_BUDGET=$(awk '/^MemAvailable:/ { printf "%.0f", $2 * 1024 * 0.9 }' /proc/meminfo 2>/dev/null)
+export SCAN_BIG_CASE_BUDGET
+rm -f "$SCAN_BIG_CASE_LOCK"
 
 # inner_skips NAME LOG: every "SKIP what: why" line a suite printed, counted and shown as a skip
 inner_skips() {
@@ -60,27 +65,52 @@ run_suite() {
   inner_skips "$name" "$log"
 }
 
-# Suites side by side: queue_suite NAME COMMAND... adds one to the batch; run_batch JOBS runs the
-# batch, JOBS at a time, each in a subshell of its own, and prints their lines in the order queued.
-queued=()
-queue_suite() { queued+=("$(printf '%q ' "$@")"); }
+# Suites side by side: queue_suite NAME COMMAND... adds a host suite to the batch, queue_gpu_suite
+# a GPU one, queue_heading TEXT a line to print between them; run_batch JOBS GPU_JOBS runs the
+# batch, JOBS at a time of which at most GPU_JOBS on the GPU, each in a subshell of its own,
+# starting them in the order queued, and prints their lines in that order.
+queued=() queued_kind=()  # kind: host, gpu, heading or skip
+queue_suite() { queued+=("$(printf '%q ' "$@")"); queued_kind+=(host); }
+queue_gpu_suite() { queued+=("$(printf '%q ' "$@")"); queued_kind+=(gpu); }
+queue_heading() { queued+=("$1"); queued_kind+=(heading); }  # skip_suite() queues a skip
 run_batch() {
-  local jobs=$1 dir next=0 shown=0 running=0 p f s cmd
+  local jobs=$1 gpu_jobs=$2 dir next=0 shown=0 running=0 p f s cmd gpu_running
   if [ "$jobs" -le 1 ]; then
-    for cmd in "${queued[@]}"; do eval "run_suite $cmd"; done
-    queued=()
+    for ((p = 0; p < ${#queued[@]}; ++p)); do
+      case ${queued_kind[p]} in
+        heading) echo "${queued[p]}" ;;
+        skip) echo "${queued[p]}"; skipped=$((skipped + 1)) ;;
+        *) eval "run_suite ${queued[p]}" ;;
+      esac
+    done
+    queued=() queued_kind=()
     return
   fi
   dir=$(mktemp -d)
   while [ "$shown" -lt "${#queued[@]}" ]; do
     while [ "$running" -lt "$jobs" ] && [ "$next" -lt "${#queued[@]}" ]; do
+      if [ "${queued_kind[next]}" = heading ] || [ "${queued_kind[next]}" = skip ]; then
+        echo "${queued[next]}" >"$dir/$next.out"
+        if [ "${queued_kind[next]}" = skip ]; then echo "0 0 1"; else echo "0 0 0"; fi >"$dir/$next.counts"
+        next=$((next + 1))
+        continue
+      fi
+      if [ "${queued_kind[next]}" = gpu ]; then  # the GPU suites started and not ended
+        gpu_running=0
+        for ((p = shown; p < next; ++p)); do
+          [ "${queued_kind[p]}" = gpu ] && [ ! -f "$dir/$p.counts" ] && gpu_running=$((gpu_running + 1))
+        done
+        [ "$gpu_running" -lt "$gpu_jobs" ] || [ "$running" -eq 0 ] || break
+      fi
       (passed=0 failed=0 skipped=0
        eval "run_suite ${queued[next]}" >"$dir/$next.out"
        echo "$passed $failed $skipped" >"$dir/$next.counts") &
       next=$((next + 1)) running=$((running + 1))
     done
-    wait -n
-    running=$((running - 1))
+    if [ "$running" -gt 0 ]; then
+      wait -n
+      running=$((running - 1))
+    fi
     if [ "$running" -le 0 ] && [ "$next" -ge "${#queued[@]}" ]; then
       wait  # every runner has ended: one that left no counts died, and failed
       for ((p = shown; p < ${#queued[@]}; ++p)); do
@@ -96,13 +126,11 @@ run_batch() {
   done
   wait
   rm -rf "$dir"
-  queued=()
+  queued=() queued_kind=()
 }
 
-skip_suite() {
-  skipped=$((skipped + 1))
-  printf 'SKIP  %-46s %s\n' "$1" "$2"
-}
+# skip_suite NAME WHY: a suite that cannot run here, shown (and counted) in its place in the batch
+skip_suite() { queued+=("$(printf 'SKIP  %-46s %s' "$1" "$2")"); queued_kind+=(skip); }
 
 # every source file opens with a Doxygen \file block
 check_file_blocks() {
@@ -281,7 +309,16 @@ check_results() {
 # the quick tier (make check): every chapter's self-test up to this size
 QUICK_N=2^20
 
-echo "== host suites ($host_jobs at a time)"
+# One batch: the host suites first, then the GPU suites, which start as soon as cores (and, for
+# the GPU ones, GPU slots) are free, so the two kinds run side by side.
+. tests/gpu_env.sh
+if [ "$GPU_PROBE_FAILED" -eq 1 ]; then
+  failed=$((failed + 1)); printf 'FAIL  %-46s %s\n' "CUDA probe" "$GPU_PROBE"
+elif [ -z "$GPU_REASON" ]; then
+  echo "probe: $GPU_PROBE; the CUDA helpers first, alone; then $host_jobs suites at a time, $gpu_jobs of them on the GPU"
+  run_suite "cuda helpers" cuda_helper_suite  # alone: it checks a kernel's timing
+fi
+queue_heading "== host suites"
 queue_suite "host unit tests" build/tests/test_common
 [ -f 09_operators/float_checks.c ] &&  # a students' copy may leave chapter 09 out
   queue_suite "float checks (09, host data)" build/tests/test_float_checks
@@ -317,15 +354,8 @@ else
   # the classroom kit: markers, the student's copy, the grader (not in a student's copy)
   [ -f classroom/tests/test_kit.py ] && queue_suite "classroom kit (starter, grader)" python3 classroom/tests/test_kit.py
 fi
-run_batch "$host_jobs"
 
-echo "== GPU suites"
-. tests/gpu_env.sh
-if [ "$GPU_PROBE_FAILED" -eq 1 ]; then
-  failed=$((failed + 1)); printf 'FAIL  %-46s %s\n' "CUDA probe" "$GPU_PROBE"
-elif [ -z "$GPU_REASON" ]; then
-  echo "probe: $GPU_PROBE; $gpu_jobs suites at a time after the CUDA helpers"
-fi
+queue_heading "== GPU suites"
 if [ -n "$GPU_REASON" ]; then
   skip_suite "cuda helpers" "$GPU_REASON"
   if [ -x build/tests/cuda_probe ]; then
@@ -338,22 +368,20 @@ if [ -n "$GPU_REASON" ]; then
     skip_suite "$c --self-test" "$GPU_REASON"
     for mode in $(chapter_modes "$c"); do skip_suite "$c $(echo "$mode" | tr _ ' ')" "$GPU_REASON"; done
   done
-  run_batch "$host_jobs"
 else
-  run_suite "cuda helpers" cuda_helper_suite  # alone: it checks a kernel's timing
   for c in $GPU_CHAPTERS; do
     if [ "$quick" -eq 1 ]; then
-      queue_suite "$c --self-test -n $QUICK_N" "$c/run" --self-test -n "$QUICK_N"
+      queue_gpu_suite "$c --self-test -n $QUICK_N" "$c/run" --self-test -n "$QUICK_N"
       continue
     fi
-    queue_suite "command line ($c)" tests/test_cli.sh "$c/run" "$(first_variant "$c")"
-    queue_suite "$c --self-test" "$c/run" --self-test
+    queue_gpu_suite "command line ($c)" tests/test_cli.sh "$c/run" "$(first_variant "$c")"
+    queue_gpu_suite "$c --self-test" "$c/run" --self-test
     for mode in $(chapter_modes "$c"); do
-      queue_suite "$c $(echo "$mode" | tr _ ' ')" "$c/run" $(echo "$mode" | tr _ ' ')
+      queue_gpu_suite "$c $(echo "$mode" | tr _ ' ')" "$c/run" $(echo "$mode" | tr _ ' ')
     done
   done
-  run_batch "$gpu_jobs"
 fi
+run_batch "$host_jobs" "$gpu_jobs"
 [ -n "$GPU_CHAPTERS" ] || echo "(no GPU chapters written yet)"
 
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -18,11 +18,14 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /** Folder for the file tests (made by main). */
@@ -620,22 +623,96 @@ static int lock_is_free(const char *path)
     return free_now;
 }
 
-/** The lock that keeps n > 2^31 cases one at a time: held between take and release, only where
-    SCAN_BIG_CASE_LOCK names a file. (flock() locks of two descriptors exclude each other even in
-    one process.) */
+/** The text of a small file, or "" (at most `len` - 1 bytes). */
+static const char *file_text(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    size_t got = f ? fread(buf, 1, len - 1, f) : 0;
+    buf[got] = '\0';
+    if (f)
+        fclose(f);
+    return buf;
+}
+
+/** In a child process: begin a case of `bytes`, then end it and exit 0. The child's pid. */
+static pid_t big_case_child(size_t bytes)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        self_test_big_case_begin(bytes);
+        self_test_big_case_end();
+        _exit(0);
+    }
+    return pid;
+}
+
+/** 1 if `pid` ends within `seconds`, reaped; 0 if it is still running then. */
+static int ends_within(pid_t pid, double seconds)
+{
+    for (double waited = 0; waited < seconds; waited += 0.05) {
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            return 1;
+        struct timespec pause = {0, 50 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    return 0;
+}
+
+/** The n > 2^31 cases of self-tests side by side: nothing without SCAN_BIG_CASE_LOCK; one at a
+    time under its flock() (two descriptors' flock() locks exclude each other even in one
+    process); with SCAN_BIG_CASE_BUDGET, a ledger: a case waits while its bytes do not fit beside
+    the others', a case that fits does not wait, one larger than the budget runs alone, and the
+    line of a process that died is dropped. */
 static void test_big_case_lock(void)
 {
-    char path[300];
+    char path[300], text[256];
     snprintf(path, sizeof path, "%s/big_case.lock", tmpdir);
     unsetenv("SCAN_BIG_CASE_LOCK");
-    self_test_big_case_lock(1); /* no variable: nothing happens */
-    self_test_big_case_lock(0);
+    unsetenv("SCAN_BIG_CASE_BUDGET");
+    self_test_big_case_begin(100); /* no variable: nothing happens */
+    self_test_big_case_end();
     CHECK(!exists(path));
     setenv("SCAN_BIG_CASE_LOCK", path, 1);
-    self_test_big_case_lock(1);
+    self_test_big_case_begin(100);
     CHECK(exists(path) && !lock_is_free(path));
-    self_test_big_case_lock(0);
+    self_test_big_case_end();
     CHECK(lock_is_free(path));
+
+    remove(path);
+    setenv("SCAN_BIG_CASE_BUDGET", "1000", 1);
+    self_test_big_case_begin(600);
+    char want[64];
+    snprintf(want, sizeof want, "%ld 600\n", (long)getpid());
+    CHECK(strcmp(file_text(path, text, sizeof text), want) == 0);
+    CHECK(lock_is_free(path)); /* the ledger is locked only while it is read or written */
+    pid_t fits = big_case_child(400), waits = big_case_child(401);
+    CHECK(ends_within(fits, 5.0));   /* 600 + 400 fit in 1000 */
+    CHECK(!ends_within(waits, 0.6)); /* 600 + 401 do not */
+    self_test_big_case_end();
+    CHECK(ends_within(waits, 5.0));  /* alone now */
+    CHECK(strcmp(file_text(path, text, sizeof text), "") == 0);
+
+    pid_t big = big_case_child(5000); /* larger than the budget: alone, it runs */
+    CHECK(ends_within(big, 5.0));
+    pid_t dead = fork(); /* a line left by a process that has ended is dropped */
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, NULL, 0);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "%ld 900\n", (long)dead);
+        fclose(f);
+    }
+    pid_t after = big_case_child(500); /* 900 + 500 would not fit: it must not wait */
+    int ended = ends_within(after, 5.0);
+    CHECK(ended);
+    if (!ended) {
+        kill(after, SIGKILL);
+        waitpid(after, NULL, 0);
+    }
+    CHECK(strcmp(file_text(path, text, sizeof text), "") == 0);
+    unsetenv("SCAN_BIG_CASE_BUDGET");
     unsetenv("SCAN_BIG_CASE_LOCK");
 }
 
