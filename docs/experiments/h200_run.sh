@@ -41,7 +41,13 @@ case $1 in
     s=$(date +%s)
     limit=${CHECKS_LIMIT:-560}
     (timeout 200 make sanitize >"$OUT/sanitize.log" 2>&1; echo "make sanitize: exit $?, $(( $(date +%s) - s )) s: $(tail -n 1 "$OUT/sanitize.log")" >"$OUT/sanitize.done") &
-    names=$(grep -o '^mutate [a-z0-9_]*' tests/plant_bugs.sh | awk '{ print $2 }')
+    # every plant: the lines that begin with `mutate`, and the loop's (indented, NAME_$c for each
+    # chapter of its `for ch in` line; 2026-12-02's run left these six out)
+    loop=$(sed -n 's/^for ch in \(.*\); do$/\1/p' tests/plant_bugs.sh | grep -o '[0-9][0-9]_' | tr -d _)
+    names=$(sed -n 's/^mutate \([a-z0-9_]*\) .*/\1/p' tests/plant_bugs.sh
+            for base in $(sed -n 's/^ *mutate \([a-z0-9_]*\)\$c .*/\1/p' tests/plant_bugs.sh); do
+              for c in $loop; do echo "$base$c"; done
+            done)
     k=${PLANT_STREAMS:-4}
     for ((i = 0; i < k; ++i)); do
       re=$(echo "$names" | awk -v k="$k" -v i="$i" 'NR % k == i' | paste -sd'|')
