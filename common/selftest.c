@@ -64,7 +64,8 @@ typedef struct tally {
 
 /** Run every case of one size; print one line for it. */
 static void run_size(const scan_program *prog, const scan_options *opt, scan_fn fn, void *ctx,
-                     size_t n, int pattern_count, int repeats, int32_t *in, int32_t *out, int32_t *ref, tally *t)
+                     size_t n, int pattern_count, int repeats, int32_t *in, int32_t *out,
+                     int32_t *ref, tally *t)
 {
     char nbuf[32];
     long before_pass = t->passed, before_fail = t->failed;
