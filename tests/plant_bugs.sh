@@ -4,6 +4,8 @@
 # memcheck, racecheck and synccheck (up to n = 1100, or the run given). Needs a GPU; the
 # chapters' notes quote its results.
 #   make all && tests/plant_bugs.sh OUTDIR [NAME_REGEX]   (only the bugs whose name matches)
+# PLANT_SHARD=K/M (e.g. 1/4): only the plants numbered K, K + M, … in the order below, so that M
+# such runs side by side run every plant once.
 # The copies are built for the GPU in this machine (nvidia-smi's compute capability; SM=90 to
 # choose) with the nvcc on PATH (or /usr/local/cuda/bin/nvcc, or NVCC=...); build/ must hold
 # objects for that architecture (the default `make all` builds for all of SMS).
@@ -14,6 +16,15 @@
 set -u
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: tests/plant_bugs.sh OUTDIR [NAME_REGEX] (after make all; needs a GPU)" >&2; exit 2; }
 ONLY=${2:-.}
+SHARD_K="" SHARD_M="" plant_number=0
+if [ -n "${PLANT_SHARD:-}" ]; then
+  SHARD_K=${PLANT_SHARD%/*} SHARD_M=${PLANT_SHARD#*/}
+  case $SHARD_K/$SHARD_M in
+    [1-9]*/[1-9]*) [ "$SHARD_K" -le "$SHARD_M" ] 2>/dev/null || SHARD_M=bad ;;
+    *) SHARD_M=bad ;;
+  esac
+  [ "$SHARD_M" != bad ] || { echo "plant_bugs: PLANT_SHARD=$PLANT_SHARD: want K/M with 1 <= K <= M (e.g. 1/4)" >&2; exit 2; }
+fi
 mkdir -p "$1" && OUTD=$(cd "$1" && pwd) || exit 2
 cd "$(dirname "$0")/.."
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
@@ -27,6 +38,8 @@ mutate() { # name file perl-expression variant [self-test args] [sanitizer args 
   local st_args=${5:---self-test -n 5000} tool_args=${6:---self-test -n 1100}
   local src="$OUTD/$name.cu" bin="$OUTD/$name"
   echo "$name" | grep -qE "$ONLY" || return 0
+  plant_number=$((plant_number + 1))
+  [ -z "$SHARD_M" ] || [ $(((plant_number - 1) % SHARD_M)) -eq $((SHARD_K - 1)) ] || return 0
   perl -0pe "$expr" "$file" > "$src"
   if cmp -s "$src" "$file"; then echo "$name: MUTATION DID NOT APPLY"; return; fi
   local extra=""  # chapters 09 and 10 link their modes' host side and their own CUB baselines

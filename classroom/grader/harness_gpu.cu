@@ -18,7 +18,8 @@
  *                                         patterns, inclusive and exclusive, every element checked
  *   harness --speed VARIANT [-n N] [--rounds R] [--reps K] [--warmup W]
  *                                         R rounds; each times a cudaMemcpy device-to-device of
- *                                         n elements, the student's VARIANT and the reference's
+ *                                         n elements (cuda_memcpy_ms(): median of K after 2
+ *                                         untimed), the student's VARIANT and the reference's
  *                                         (median of K launches each after W untimed ones, the
  *                                         order of the two alternating from round to round), then
  *                                         both outputs once more. Before every launch the output
@@ -214,30 +215,6 @@ static double time_launch(const timed *t, const int32_t *d_in, int32_t *d_out, s
     return m;
 }
 
-/** Median ms of `reps` device-to-device copies of n elements (after `warmup` untimed ones). */
-static double time_memcpy(int32_t *d_dst, const int32_t *d_src, size_t n, int warmup, int reps)
-{
-    cudaEvent_t start, stop;
-    double *ms = (double *)xmalloc((size_t)reps * sizeof(double), "the timings");
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    for (int r = -warmup; r < reps; ++r) {
-        CUDA_CHECK(cudaEventRecord(start, 0));
-        CUDA_CHECK(cudaMemcpyAsync(d_dst, d_src, n * sizeof(int32_t), cudaMemcpyDeviceToDevice, 0));
-        CUDA_CHECK(cudaEventRecord(stop, 0));
-        CUDA_CHECK(cudaEventSynchronize(stop));
-        float f;
-        CUDA_CHECK(cudaEventElapsedTime(&f, start, stop));
-        if (r >= 0)
-            ms[r] = f;
-    }
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
-    const double m = median(ms, reps);
-    free(ms);
-    return m;
-}
-
 /** Run `t` once on a poisoned output and compare every element with `ref`: 1 if right. */
 static int output_right(const timed *t, const int32_t *d_in, int32_t *d_out, int32_t *out,
                         const int32_t *ref, size_t n)
@@ -288,7 +265,7 @@ static int speed(const gpu_chapter *student, const gpu_chapter *reference,
     double *share_r = (double *)xmalloc((size_t)rq->rounds * sizeof(double), "the timings");
     for (int round = 0; round < rq->rounds; ++round) {
         double ms[2];
-        copy[round] = time_memcpy(d_out, d_in, n, rq->warmup, rq->reps);
+        copy[round] = cuda_memcpy_ms(d_out, d_in, n * sizeof(int32_t), rq->reps);
         for (int k = 0; k < 2; ++k) {
             const int which = (round + k) % 2; /* the student first in even rounds */
             ms[which] = time_launch(&t[which], d_in, d_out, n, rq->warmup, rq->reps, d_ref,
