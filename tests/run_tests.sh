@@ -5,6 +5,7 @@
 #                  unchanged, chapter 01's self-test (no GPU needed)
 #   GPU suites   - CUDA helper tests and every GPU chapter's --self-test, when the probe finds a
 #                  CUDA device that runs our code; otherwise each is reported as skipped, with why
+#   tests/run_tests.sh --gpu-only: the GPU suites alone, as make test runs them
 #   tests/run_tests.sh --quick (make check): the quick tier, a minute: unit tests, chapter 01's
 #                  command line, the citations, and every chapter's --self-test up to n = 2^20
 # Each suite's full output goes to build/tests/logs/; a line "SKIP what: why" in it (a case the
@@ -23,7 +24,9 @@ LOGS=build/tests/logs
 mkdir -p "$LOGS"
 passed=0 failed=0 skipped=0
 quick=0
+gpu_only=0  # --gpu-only: the GPU suites alone (a device call too short for the whole run)
 [ "${1:-}" = --quick ] && quick=1
+[ "${1:-}" = --gpu-only ] && gpu_only=1
 cores=$(nproc 2>/dev/null || echo 1)
 host_jobs=${TEST_JOBS:-$cores}
 gpu_jobs=${TEST_JOBS:-$(( cores < 4 ? cores : 4 ))}
@@ -323,44 +326,46 @@ elif [ -z "$GPU_REASON" ]; then
   echo "probe: $GPU_PROBE; the CUDA helpers first, alone; then $host_jobs suites at a time, $gpu_jobs of them on the GPU"
   run_suite "cuda helpers" cuda_helper_suite  # alone: it checks a kernel's timing
 fi
-queue_heading "== host suites"
-# the classroom kit first: the longest suite (it builds and grades chapters, on the GPU where
-# there is one), so it must not start last; markers, the student's copy, the grader (not in a
-# student's copy)
-[ "$quick" -eq 0 ] && [ -f classroom/tests/test_kit.py ] &&
-  queue_suite "classroom kit (starter, grader)" python3 classroom/tests/test_kit.py
-queue_suite "host unit tests" build/tests/test_common
-[ -f 09_operators/float_checks.c ] &&  # a students' copy may leave chapter 09 out
-  queue_suite "float checks (09, host data)" build/tests/test_float_checks
-queue_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run serial
-queue_suite "conventions cited exist" check_citations
-if [ "$quick" -eq 1 ]; then
-  queue_suite "01_cpu_serial --self-test -n $QUICK_N" 01_cpu_serial/run --self-test -n "$QUICK_N"
-else
-  queue_suite "scan networks" build/tests/scan_networks
-  queue_suite "figures up to date" check_figures
-  if command -v gnuplot >/dev/null; then  # bench/run_bench.sh --from draws the plots too
-    queue_suite "results tables up to date" check_results
-    queue_suite "bench marks and refuses noise" tests/test_bench_noise.sh
+if [ "$gpu_only" -eq 0 ]; then
+  queue_heading "== host suites"
+  # the classroom kit first: the longest suite (it builds and grades chapters, on the GPU where
+  # there is one), so it must not start last; markers, the student's copy, the grader (not in a
+  # student's copy)
+  [ "$quick" -eq 0 ] && [ -f classroom/tests/test_kit.py ] &&
+    queue_suite "classroom kit (starter, grader)" python3 classroom/tests/test_kit.py
+  queue_suite "host unit tests" build/tests/test_common
+  [ -f 09_operators/float_checks.c ] &&  # a students' copy may leave chapter 09 out
+    queue_suite "float checks (09, host data)" build/tests/test_float_checks
+  queue_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run serial
+  queue_suite "conventions cited exist" check_citations
+  if [ "$quick" -eq 1 ]; then
+    queue_suite "01_cpu_serial --self-test -n $QUICK_N" 01_cpu_serial/run --self-test -n "$QUICK_N"
   else
-    skip_suite "results tables up to date" "gnuplot not found (bench/run_bench.sh --from needs it; CI has it)"
-    skip_suite "bench marks and refuses noise" "gnuplot not found (bench/run_bench.sh --from needs it)"
+    queue_suite "scan networks" build/tests/scan_networks
+    queue_suite "figures up to date" check_figures
+    if command -v gnuplot >/dev/null; then  # bench/run_bench.sh --from draws the plots too
+      queue_suite "results tables up to date" check_results
+      queue_suite "bench marks and refuses noise" tests/test_bench_noise.sh
+    else
+      skip_suite "results tables up to date" "gnuplot not found (bench/run_bench.sh --from needs it; CI has it)"
+      skip_suite "bench marks and refuses noise" "gnuplot not found (bench/run_bench.sh --from needs it)"
+    fi
+    queue_suite "quoted % of memcpy from the same run" tests/check_pct_memcpy.sh
+    queue_suite "\\file blocks" check_file_blocks
+    queue_suite "make's messages and default SMS" check_make_messages
+    queue_suite "carried-over helpers unchanged" tests/check_carried.sh $CHAPTERS
+    queue_suite "chapter notes follow the outline" tests/check_notes.sh $CHAPTERS
+    queue_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test
+    # the host code under AddressSanitizer and UBSan (build/asan: make tests builds it); a leak at
+    # exit is not undefined behaviour, and exits by cli_fail() leave allocations behind on purpose
+    export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+    queue_suite "host unit tests (ASan, UBSan)" build/asan/test_common
+    queue_suite "command line (01, ASan, UBSan)" tests/test_cli.sh build/asan/cpu_serial serial
+    queue_suite "01 --self-test -n 70000 (ASan, UBSan)" build/asan/cpu_serial --self-test -n 70000
+    # the fuzz in two halves, so that two cores share it (the same 1500 command lines)
+    queue_suite "fuzz: command line and files 1/2 (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial 1500 20161101 1/2
+    queue_suite "fuzz: command line and files 2/2 (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial 1500 20161101 2/2
   fi
-  queue_suite "quoted % of memcpy from the same run" tests/check_pct_memcpy.sh
-  queue_suite "\\file blocks" check_file_blocks
-  queue_suite "make's messages and default SMS" check_make_messages
-  queue_suite "carried-over helpers unchanged" tests/check_carried.sh $CHAPTERS
-  queue_suite "chapter notes follow the outline" tests/check_notes.sh $CHAPTERS
-  queue_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test
-  # the host code under AddressSanitizer and UBSan (build/asan: make tests builds it); a leak at
-  # exit is not undefined behaviour, and exits by cli_fail() leave allocations behind on purpose
-  export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
-  queue_suite "host unit tests (ASan, UBSan)" build/asan/test_common
-  queue_suite "command line (01, ASan, UBSan)" tests/test_cli.sh build/asan/cpu_serial serial
-  queue_suite "01 --self-test -n 70000 (ASan, UBSan)" build/asan/cpu_serial --self-test -n 70000
-  # the fuzz in two halves, so that two cores share it (the same 1500 command lines)
-  queue_suite "fuzz: command line and files 1/2 (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial 1500 20161101 1/2
-  queue_suite "fuzz: command line and files 2/2 (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial 1500 20161101 2/2
 fi
 
 queue_heading "== GPU suites"
