@@ -33,9 +33,12 @@ case $1 in
     done >"$OUT/ceiling_best_sizes.csv"
     if command -v ncu >/dev/null; then
       top=$(head -n 1 "$OUT/ceiling_best.csv" | awk -F, '{d = $6 == "static"; k = $7 == "bulk"; printf "%s,%s,%s,%s,%d,%d", $2, $3, $4, $5, d, k}')
-      timeout 120 ncu --clock-control none -k regex:'ring_copy|plain_copy' -c 2 \
-        --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-        build/11_ceiling --only "$top" --reps 1 2^28 >"$OUT/ceiling_ncu.txt" 2>&1
+      # one launch of each kernel: the plain copy's check run, then the ring's
+      for k in plain_copy_kernel ring_copy_kernel; do
+        timeout 120 ncu --clock-control none -k "$k" -c 1 \
+          --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+          build/11_ceiling --only "$top" --reps 1 2^28
+      done >"$OUT/ceiling_ncu.txt" 2>&1
       echo "ncu: exit $? ($top)"
     fi
     echo "kernel,T,S,B,W,draw,store,n,us,spread,memcpy_us,memcpy_spread,pct_memcpy,wrong"
