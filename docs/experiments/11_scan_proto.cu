@@ -456,8 +456,11 @@ int main(int argc, char **argv)
     CUDA_CHECK(cudaMemset(d_error, 0, sizeof(unsigned)));
     fill_kernel<<<1024, 256>>>(d_in, max_n, 777u);
     CUDA_CHECK_LAUNCH();
+    cudaFuncAttributes attributes;
+    CUDA_CHECK(cudaFuncGetAttributes(&attributes, ws_scan_kernel));
+    const size_t dynamic_max = props.sharedMemPerBlockOptin - attributes.sharedSizeBytes;
     CUDA_CHECK(cudaFuncSetAttribute(ws_scan_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)props.sharedMemPerBlockOptin));
+                                    (int)dynamic_max));
     const size_t cub_bytes = cub_scan_temp_bytes(max_n);
     void *d_cub;
     CUDA_CHECK(cudaMalloc(&d_cub, cub_bytes));
@@ -529,7 +532,7 @@ int main(int argc, char **argv)
             j.p.exclusive = c[4];
             j.threads = (c[1] * GROUP_WARPS + 1) * WARP_THREADS;
             j.smem = (size_t)c[0] * (TILE_ITEMS * 4 + 20);
-            if (j.smem > props.sharedMemPerBlockOptin)
+            if (j.smem > dynamic_max)
                 continue;
             int resident = 0;
             CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, ws_scan_kernel,
