@@ -218,8 +218,8 @@ typedef struct scan_params {
 /**
  * \brief The warp-specialised scan, prototype: warps 0 … 4G−1 are G consumer groups, warp 4G the
  *        producer (lane 0).
- * \pre blockDim.x = (4G + 1) · 32; dynamic shared memory = S · (16 KB + 20) bytes; the grid is
- *      resident at once (persistent); counter and descriptors zero.
+ * \pre blockDim.x = (4G + 1) · 32; G ≤ S; dynamic shared memory = S · (16 KB + 20) bytes; the
+ *      grid is resident at once (persistent); counter and descriptors zero.
  */
 __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
 {
@@ -253,8 +253,15 @@ __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
                 return;
             const size_t tile = atomicAdd(p.counter, 1u);
             if (tile >= tiles) {
-                tile_of[s] = NO_TILE;
-                mbarrier_arrive(&full[s]);
+                /* every group must learn that there is no more work: NO_TILE in the next G
+                   positions, one per group (G <= S, so they are G different stages) */
+                for (unsigned e = 0; e < G; ++e) {
+                    const unsigned ke = k + e, se = ke % S;
+                    if (e > 0 && ke >= S && !wait_parity(&empty[se], (ke / S - 1) & 1u, p.error))
+                        return;
+                    tile_of[se] = NO_TILE;
+                    mbarrier_arrive(&full[se]);
+                }
                 return;
             }
             tile_of[s] = (unsigned)tile;
@@ -532,8 +539,8 @@ int main(int argc, char **argv)
             j.p.exclusive = c[4];
             j.threads = (c[1] * GROUP_WARPS + 1) * WARP_THREADS;
             j.smem = (size_t)c[0] * (TILE_ITEMS * 4 + 20);
-            if (j.smem > dynamic_max)
-                continue;
+            if (j.smem > dynamic_max || c[1] > c[0])
+                continue; /* does not fit, or more groups than stages (the end protocol needs G <= S) */
             int resident = 0;
             CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, ws_scan_kernel,
                                                                      (int)j.threads, j.smem));
