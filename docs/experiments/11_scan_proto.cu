@@ -218,7 +218,10 @@ typedef struct scan_params {
 /**
  * \brief The warp-specialised scan, prototype: warps 0 … 4G−1 are G consumer groups, warp 4G the
  *        producer (lane 0).
- * \pre blockDim.x = (4G + 1) · 32; G ≤ S; dynamic shared memory = S · (16 KB + 20) bytes; the
+ * \pre blockDim.x = (4G + 1) · 32; S a multiple of G, so that every position of stage s
+ *      (s, s + S, s + 2S, …) belongs to the same group: a group then never waits on a stage
+ *      more than one phase ahead of it, which `try_wait.parity` cannot tell apart (the first
+ *      run's S = 4, G = 3 hung); dynamic shared memory = S · (16 KB + 20) bytes; the
  *      grid is resident at once (persistent); counter and descriptors zero.
  */
 __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
@@ -484,9 +487,9 @@ int main(int argc, char **argv)
         }
         count = 1;
     } else {
-        static const unsigned SG[][3] = {{4, 1, 1}, {4, 2, 1}, {4, 3, 1}, {4, 4, 1}, {6, 4, 1},
-                                         {8, 4, 1}, {2, 2, 2}, {3, 2, 2}, {4, 2, 2}, {2, 1, 2},
-                                         {3, 3, 1}, {2, 4, 1}};
+        static const unsigned SG[][3] = {{4, 1, 1}, {4, 2, 1}, {4, 4, 1}, {6, 3, 1}, {6, 2, 1},
+                                         {8, 4, 1}, {2, 2, 2}, {4, 2, 2}, {2, 1, 2}, {3, 3, 1},
+                                         {8, 2, 1}, {6, 1, 1}};
         for (unsigned i = 0; i < sizeof SG / sizeof SG[0]; ++i)
             for (unsigned mode = 0; mode < 2; ++mode) {
                 configs[count][0] = SG[i][0];
@@ -539,8 +542,8 @@ int main(int argc, char **argv)
             j.p.exclusive = c[4];
             j.threads = (c[1] * GROUP_WARPS + 1) * WARP_THREADS;
             j.smem = (size_t)c[0] * (TILE_ITEMS * 4 + 20);
-            if (j.smem > dynamic_max || c[1] > c[0])
-                continue; /* does not fit, or more groups than stages (the end protocol needs G <= S) */
+            if (j.smem > dynamic_max || c[0] % c[1] != 0)
+                continue; /* does not fit, or S not a multiple of G (see the kernel's \pre) */
             int resident = 0;
             CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, ws_scan_kernel,
                                                                      (int)j.threads, j.smem));
