@@ -38,7 +38,7 @@
 #define VECTORS_PER_THREAD (TILE_ITEMS / 4 / GROUP_THREADS)
 #define WARP_VECTORS (VECTORS_PER_THREAD * WARP_THREADS)
 #define MAX_GROUPS 4
-#define MAX_THREADS ((MAX_GROUPS * GROUP_WARPS + 1) * WARP_THREADS)
+#define MAX_THREADS ((MAX_GROUPS * GROUP_WARPS + 2) * WARP_THREADS)
 #define TILE_INVALID 0u
 #define TILE_AGGREGATE 1u
 #define TILE_PREFIX 2u
@@ -46,7 +46,9 @@
 #define WATCHDOG_NS 2000000000ull
 #define WATCHDOG_SPINS 256u
 
-enum { MODE_LOOKBACK, MODE_NOLOOKBACK };
+enum { MODE_LOOKBACK, MODE_NOLOOKBACK, MODE_LOOKAHEAD };
+/** Shared memory per stage: the tile, four mbarriers, four words. */
+#define STAGE_BYTES (TILE_ITEMS * 4 + 4 * 8 + 4 * 4)
 
 /* ---- PTX wrappers, as in 11_ceiling.cu ------------------------------------------------- */
 
@@ -208,7 +210,8 @@ typedef struct scan_params {
     size_t n;                         /**< elements */
     unsigned stages;                  /**< S */
     unsigned groups;                  /**< G, at most MAX_GROUPS */
-    unsigned mode;                    /**< MODE_LOOKBACK or MODE_NOLOOKBACK */
+    unsigned mode;                    /**< MODE_LOOKBACK, MODE_NOLOOKBACK or MODE_LOOKAHEAD */
+    unsigned draw_tiles;              /**< K: consecutive tiles per draw */
     unsigned exclusive;               /**< 1: exclusive scan */
     unsigned *counter;                /**< tile draws (zeroed before each launch) */
     unsigned long long *descriptors;  /**< one per tile (zeroed before each launch) */
@@ -217,11 +220,18 @@ typedef struct scan_params {
 
 /**
  * \brief The warp-specialised scan, prototype: warps 0 … 4G−1 are G consumer groups, warp 4G the
- *        producer (lane 0).
- * \pre blockDim.x = (4G + 1) · 32; S a multiple of G, so that every position of stage s
+ *        producer (lane 0), warp 4G + 1 the prefix warp (look-ahead mode only).
+ *
+ * Look-ahead (design §3.4, scheme B): a group publishes its tile's aggregate (descriptors hold
+ * aggregates only) and hands it to the prefix warp through the stage's slot; the prefix warp
+ * takes its block's tiles in order and keeps the block's running inclusive prefix: the prefix of
+ * tile t is that of the block's previous tile plus its aggregate, plus the aggregates of the
+ * tiles other blocks drew in between (read 8 per lane at once, re-read while one is
+ * `TILE_INVALID`). With K tiles per draw, K − 1 of every K tiles need no read at all.
+ * \pre blockDim.x = (4G + 2) · 32; S a multiple of G, so that every position of stage s
  *      (s, s + S, s + 2S, …) belongs to the same group: a group then never waits on a stage
  *      more than one phase ahead of it, which `try_wait.parity` cannot tell apart (the first
- *      run's S = 4, G = 3 hung); dynamic shared memory = S · (16 KB + 20) bytes; the
+ *      run's S = 4, G = 3 hung); dynamic shared memory = S · STAGE_BYTES; the
  *      grid is resident at once (persistent); counter and descriptors zero.
  */
 __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
@@ -233,7 +243,12 @@ __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
     const unsigned tile_bytes = TILE_ITEMS * 4;
     uint64_t *full = (uint64_t *)(smem + (size_t)S * tile_bytes);
     uint64_t *empty = full + S;
-    unsigned *tile_of = (unsigned *)(empty + S);
+    uint64_t *agg_ready = empty + S;    /* a group's aggregate → the prefix warp */
+    uint64_t *prefix_ready = agg_ready + S; /* the prefix warp's prefix → the group */
+    unsigned *tile_of = (unsigned *)(prefix_ready + S);
+    unsigned *slot_tile = tile_of + S;  /* the stage's tile, kept after the stage is refilled */
+    uint32_t *slot_aggregate = slot_tile + S;
+    uint32_t *slot_prefix = slot_aggregate + S;
     const unsigned warp = threadIdx.x / WARP_THREADS, lane = threadIdx.x % WARP_THREADS;
     const size_t tiles = (p.n + TILE_ITEMS - 1) / TILE_ITEMS;
 
@@ -241,6 +256,8 @@ __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
         for (unsigned s = 0; s < S; ++s) {
             mbarrier_init(&full[s], 1);
             mbarrier_init(&empty[s], GROUP_THREADS);
+            mbarrier_init(&agg_ready[s], 1);
+            mbarrier_init(&prefix_ready[s], 1);
         }
         fence_mbarrier_init();
         fence_proxy_async_shared();
@@ -250,11 +267,18 @@ __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
     if (warp == G * GROUP_WARPS) { /* the producer */
         if (lane != 0)
             return;
+        size_t next = 0;
+        unsigned left = 0;
         for (unsigned k = 0;; ++k) {
             const unsigned s = k % S;
             if (k >= S && !wait_parity(&empty[s], (k / S - 1) & 1u, p.error))
                 return;
-            const size_t tile = atomicAdd(p.counter, 1u);
+            if (left == 0) { /* K consecutive tiles per draw; still drawn in order */
+                next = atomicAdd(p.counter, p.draw_tiles);
+                left = p.draw_tiles;
+            }
+            const size_t tile = next++;
+            --left;
             if (tile >= tiles) {
                 /* every group must learn that there is no more work: NO_TILE in the next G
                    positions, one per group (G <= S, so they are G different stages) */
@@ -280,6 +304,57 @@ __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
         }
     }
 
+    if (warp == G * GROUP_WARPS + 1) { /* the prefix warp (look-ahead mode) */
+        if (p.mode != MODE_LOOKAHEAD)
+            return;
+        long long last_own = -1; /* the block's previous tile */
+        uint32_t running = 0;    /* its inclusive prefix */
+        for (unsigned k = 0;; ++k) {
+            const unsigned s = k % S;
+            if (!wait_parity(&agg_ready[s], (k / S) & 1u, p.error))
+                return;
+            const unsigned tile = slot_tile[s];
+            if (tile == NO_TILE)
+                return;
+            uint32_t between = 0; /* the aggregates of other blocks' tiles since last_own */
+            for (long long base = last_own + 1; base < (long long)tile; base += 8 * WARP_THREADS) {
+                unsigned long long word[8];
+#pragma unroll
+                for (int j = 0; j < 8; ++j) {
+                    const long long i = base + j * WARP_THREADS + lane;
+                    word[j] = i < (long long)tile ? load_descriptor(&p.descriptors[i])
+                                                  : pack_descriptor(TILE_AGGREGATE, 0);
+                }
+#pragma unroll
+                for (int j = 0; j < 8; ++j) {
+                    const long long i = base + j * WARP_THREADS + lane;
+                    unsigned spins = 0;
+                    unsigned long long since = 0;
+                    while ((unsigned)(word[j] >> 32) == TILE_INVALID) {
+                        if (++spins % WATCHDOG_SPINS == 0) {
+                            const unsigned long long now = global_ns();
+                            if (since == 0)
+                                since = now;
+                            else if (now - since > WATCHDOG_NS) {
+                                atomicExch(p.error, 1u);
+                                return;
+                            }
+                        }
+                        word[j] = load_descriptor(&p.descriptors[i]);
+                    }
+                    between += (uint32_t)word[j];
+                }
+            }
+            const uint32_t prefix = running + warp_reduce(between);
+            running = prefix + slot_aggregate[s];
+            last_own = tile;
+            if (lane == 0) {
+                slot_prefix[s] = prefix;
+                mbarrier_arrive(&prefix_ready[s]);
+            }
+        }
+    }
+
     /* consumer group g takes positions k = g, g + G, g + 2G, … of the ring */
     const unsigned g = warp / GROUP_WARPS, wg = warp % GROUP_WARPS;
     for (unsigned k = g;; k += G) {
@@ -287,8 +362,13 @@ __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
         if (!wait_parity(&full[s], (k / S) & 1u, p.error))
             return;
         const unsigned tile = tile_of[s];
-        if (tile == NO_TILE)
+        if (tile == NO_TILE) {
+            if (p.mode == MODE_LOOKAHEAD && wg == 0 && lane == 0) {
+                slot_tile[s] = NO_TILE; /* the prefix warp leaves at the first of these */
+                mbarrier_arrive(&agg_ready[s]);
+            }
             break;
+        }
         const size_t tile_first = (size_t)tile * TILE_ITEMS;
         const uint4 *stage = (const uint4 *)(smem + (size_t)s * tile_bytes);
         uint4 q[VECTORS_PER_THREAD];
@@ -330,7 +410,18 @@ __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
             before += w < wg ? warp_total[g][w] : 0u;
             aggregate += warp_total[g][w];
         }
-        if (wg == 0) {
+        if (p.mode == MODE_LOOKAHEAD) {
+            if (wg == 0 && lane == 0) {
+                store_descriptor(&p.descriptors[tile], pack_descriptor(TILE_AGGREGATE, aggregate));
+                slot_tile[s] = tile;
+                slot_aggregate[s] = aggregate;
+                mbarrier_arrive(&agg_ready[s]);
+            }
+            if (!wait_parity(&prefix_ready[s], (k / S) & 1u, p.error))
+                return;
+            if (wg == 0 && lane == 0)
+                group_prefix[g] = slot_prefix[s];
+        } else if (wg == 0) {
             uint32_t prefix = 0;
             if (p.mode == MODE_LOOKBACK) {
                 if (lane == 0) {
@@ -419,7 +510,7 @@ static size_t parse_size(const char *s)
 }
 
 /**
- * \brief `11_scan_proto [--reps R] [--only S,G,B,mode,exclusive] [--check-only] SIZE...`:
+ * \brief `11_scan_proto [--reps R] [--only S,G,B,mode,exclusive[,K]] [--check-only] SIZE...`:
  *        for each size, CUB (reference and baseline) and the pipeline's configurations; one CSV
  *        row each with the memcpy of the same bytes timed beside it.
  */
@@ -475,40 +566,42 @@ int main(int argc, char **argv)
     void *d_cub;
     CUDA_CHECK(cudaMalloc(&d_cub, cub_bytes));
 
-    /* S, G, B, mode, exclusive */
-    unsigned configs[64][5];
+    /* S, G, B, mode, exclusive, K */
+    unsigned configs[128][6];
     int count = 0;
     if (only) {
-        if (sscanf(only, "%u,%u,%u,%u,%u", &configs[0][0], &configs[0][1], &configs[0][2],
-                   &configs[0][3], &configs[0][4]) != 5 || configs[0][1] < 1 ||
-            configs[0][1] > MAX_GROUPS) {
-            fprintf(stderr, "11_scan_proto: --only S,G,B,mode(0 lookback,1 none),exclusive\n");
+        configs[0][5] = 1;
+        if (sscanf(only, "%u,%u,%u,%u,%u,%u", &configs[0][0], &configs[0][1], &configs[0][2],
+                   &configs[0][3], &configs[0][4], &configs[0][5]) < 5 || configs[0][1] < 1 ||
+            configs[0][1] > MAX_GROUPS || configs[0][5] < 1) {
+            fprintf(stderr, "11_scan_proto: --only S,G,B,mode(0 lookback,1 none,2 lookahead),"
+                            "exclusive[,K]\n");
             return 2;
         }
         count = 1;
     } else {
-        static const unsigned SG[][3] = {{4, 1, 1}, {4, 2, 1}, {4, 4, 1}, {6, 3, 1}, {6, 2, 1},
-                                         {8, 4, 1}, {2, 2, 2}, {4, 2, 2}, {2, 1, 2}, {3, 3, 1},
-                                         {8, 2, 1}, {6, 1, 1}};
+        /* the first build's configurations (K = 1), then the look-ahead's */
+        static const unsigned SG[][3] = {{4, 1, 1}, {4, 2, 1}, {4, 4, 1}, {6, 3, 1}, {3, 3, 1},
+                                         {2, 2, 2}};
+        static const unsigned K[] = {1, 2, 4, 8};
         for (unsigned i = 0; i < sizeof SG / sizeof SG[0]; ++i)
-            for (unsigned mode = 0; mode < 2; ++mode) {
-                configs[count][0] = SG[i][0];
-                configs[count][1] = SG[i][1];
-                configs[count][2] = SG[i][2];
-                configs[count][3] = mode;
-                configs[count][4] = 0;
-                ++count;
-            }
-        /* the exclusive scan of the first four look-back configurations */
-        for (unsigned i = 0; i < 4; ++i) {
-            memcpy(configs[count], configs[2 * i], sizeof configs[0]);
-            configs[count][4] = 1;
-            ++count;
+            for (unsigned mode = 0; mode < 3; ++mode)
+                for (unsigned kk = 0; kk < 4; ++kk) {
+                    if (mode != MODE_LOOKAHEAD && kk > 0)
+                        continue; /* K matters only to the look-ahead's reads */
+                    const unsigned c[6] = {SG[i][0], SG[i][1], SG[i][2], mode, 0, K[kk]};
+                    memcpy(configs[count++], c, sizeof c);
+                }
+        /* the exclusive scan of the look-ahead with K = 4 */
+        for (unsigned i = 0; i < sizeof SG / sizeof SG[0]; ++i) {
+            const unsigned c[6] = {SG[i][0], SG[i][1], SG[i][2], MODE_LOOKAHEAD, 1, 4};
+            memcpy(configs[count++], c, sizeof c);
         }
     }
+    static const char *const MODE_NAMES[] = {"lookback", "none", "lookahead"};
 
     printf("kernel,stages,groups,blocks_per_sm,mode,exclusive,n,us,spread_pct,memcpy_us,"
-           "memcpy_spread_pct,pct_memcpy,x_cub,wrong\n");
+           "memcpy_spread_pct,pct_memcpy,x_cub,wrong,draw_tiles\n");
     for (int si = 0; si < size_count; ++si) {
         const size_t n = sizes[si];
         job j;
@@ -529,7 +622,7 @@ int main(int argc, char **argv)
             if (!check_only) {
                 cub_t[x] = cuda_timing_ms(launch_cub, &j, 3, reps);
                 const timing m = cuda_memcpy_timing_ms(d_out, d_in, n * 4, reps);
-                printf("cub,0,0,0,0,%d,%zu,%.2f,%.1f,%.2f,%.1f,%.1f,1.00,0\n", x, n,
+                printf("cub,0,0,0,0,%d,%zu,%.2f,%.1f,%.2f,%.1f,%.1f,1.00,0,0\n", x, n,
                        cub_t[x].median * 1e3, cub_t[x].spread * 100, m.median * 1e3,
                        m.spread * 100, 100 * m.median / cub_t[x].median);
             }
@@ -540,8 +633,9 @@ int main(int argc, char **argv)
             j.p.groups = c[1];
             j.p.mode = c[3];
             j.p.exclusive = c[4];
-            j.threads = (c[1] * GROUP_WARPS + 1) * WARP_THREADS;
-            j.smem = (size_t)c[0] * (TILE_ITEMS * 4 + 20);
+            j.p.draw_tiles = c[5];
+            j.threads = (c[1] * GROUP_WARPS + 2) * WARP_THREADS;
+            j.smem = (size_t)c[0] * STAGE_BYTES;
             if (j.smem > dynamic_max || c[0] % c[1] != 0)
                 continue; /* does not fit, or S not a multiple of G (see the kernel's \pre) */
             int resident = 0;
@@ -563,8 +657,8 @@ int main(int argc, char **argv)
             unsigned error = 0;
             CUDA_CHECK(cudaMemcpy(&error, d_error, sizeof error, cudaMemcpyDeviceToHost));
             if (error) {
-                fprintf(stderr, "11_scan_proto: watchdog (S=%u G=%u B=%u mode %u n %zu)\n", c[0],
-                        c[1], c[2], c[3], n);
+                fprintf(stderr, "11_scan_proto: watchdog (S=%u G=%u B=%u mode %s K=%u n %zu)\n",
+                        c[0], c[1], c[2], MODE_NAMES[c[3]], c[5], n);
                 return 3;
             }
             compare_kernel<<<1024, 256>>>(d_ref, d_out, n, d_wrong);
@@ -572,16 +666,16 @@ int main(int argc, char **argv)
             unsigned long long wrong = 0;
             CUDA_CHECK(cudaMemcpy(&wrong, d_wrong, sizeof wrong, cudaMemcpyDeviceToHost));
             if (check_only) {
-                printf("check,%u,%u,%u,%s,%u,%zu,,,,,,,%llu\n", c[0], c[1], c[2],
-                       c[3] ? "none" : "lookback", c[4], n, wrong);
+                printf("check,%u,%u,%u,%s,%u,%zu,,,,,,,%llu,%u\n", c[0], c[1], c[2],
+                       MODE_NAMES[c[3]], c[4], n, wrong, c[5]);
                 continue;
             }
             const timing t = cuda_timing_ms(launch_ws, &j, 3, reps);
             const timing m = cuda_memcpy_timing_ms(d_out, d_in, n * 4, reps);
-            printf("ws,%u,%u,%u,%s,%u,%zu,%.2f,%.1f,%.2f,%.1f,%.1f,%.2f,%llu\n", c[0], c[1], c[2],
-                   c[3] ? "none" : "lookback", c[4], n, t.median * 1e3, t.spread * 100,
+            printf("ws,%u,%u,%u,%s,%u,%zu,%.2f,%.1f,%.2f,%.1f,%.1f,%.2f,%llu,%u\n", c[0], c[1],
+                   c[2], MODE_NAMES[c[3]], c[4], n, t.median * 1e3, t.spread * 100,
                    m.median * 1e3, m.spread * 100, 100 * m.median / t.median,
-                   cub_t[c[4]].median / t.median, wrong);
+                   cub_t[c[4]].median / t.median, wrong, c[5]);
             fflush(stdout);
         }
     }
