@@ -14,33 +14,38 @@ def main(path):
     with open(path) as f:
         lines = [l for l in f if not l.startswith('#')]
     rows = [r for r in csv.DictReader(lines) if r['kernel'] in ('ws', 'cub')]
+    def key_of(r):
+        return (r['kernel'], r['stages'], r['groups'], r['blocks_per_sm'], r['mode'],
+                r['exclusive'], r.get('draw_tiles') or '1')
+
     keys = []
     for r in rows:
-        k = (r['kernel'], r['stages'], r['groups'], r['blocks_per_sm'], r['mode'], r['exclusive'])
+        k = key_of(r)
         if k not in keys:
             keys.append(k)
 
     def cell(k, n):
         for r in rows:
-            if (r['kernel'], r['stages'], r['groups'], r['blocks_per_sm'], r['mode'],
-                    r['exclusive']) == k and r['n'] == str(n):
+            if key_of(r) == k and r['n'] == str(n):
                 return f"{r['pct_memcpy']} ({r['x_cub']}x)"
         return '-'
 
     def order(k):
         c = cell(k, 1 << 28)
-        return (k[0] != 'cub', k[4] != 'none', -float(c.split()[0]) if c != '-' else 0.0)
+        return (k[0] != 'cub', ['none', 'lookback', 'lookahead'].index(k[4]) if k[0] != 'cub' else 0,
+                -float(c.split()[0]) if c != '-' else 0.0)
 
-    print('| kernel | S | G | B | prefix | exclusive | 2^24: % of memcpy (CUB time / ours) '
+    print('| kernel | S | G | B | prefix | K | exclusive | 2^24: % of memcpy (CUB time / ours) '
           '| 2^28 | 2^30 |')
-    print('|---|---|---|---|---|---|---|---|---|')
+    print('|---|---|---|---|---|---|---|---|---|---|')
     for k in sorted(keys, key=order):
         if k[0] == 'cub':
-            name, s, g, b, mode = 'CUB', '-', '-', '-', '-'
+            name, s, g, b, mode, kk = 'CUB', '-', '-', '-', '-', '-'
         else:
-            name, (s, g, b) = 'ring scan', k[1:4]
-            mode = 'none: 0 (wrong by design)' if k[4] == 'none' else 'look-back in the group'
-        print(f'| {name} | {s} | {g} | {b} | {mode} | {k[5]} | {cell(k, 1 << 24)} | '
+            name, (s, g, b), kk = 'ring scan', k[1:4], k[6]
+            mode = {'none': 'none: 0 (wrong by design)', 'lookback': 'look-back in the group',
+                    'lookahead': 'look-ahead warp'}[k[4]]
+        print(f'| {name} | {s} | {g} | {b} | {mode} | {kk} | {k[5]} | {cell(k, 1 << 24)} | '
               f'{cell(k, 1 << 28)} | {cell(k, 1 << 30)} |')
 
 
