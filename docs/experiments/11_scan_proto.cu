@@ -38,7 +38,9 @@
 #define VECTORS_PER_THREAD (TILE_ITEMS / 4 / GROUP_THREADS)
 #define WARP_VECTORS (VECTORS_PER_THREAD * WARP_THREADS)
 #define MAX_GROUPS 4
-#define MAX_THREADS ((MAX_GROUPS * GROUP_WARPS + 2) * WARP_THREADS)
+#define MAX_THREADS ((MAX_GROUPS * GROUP_WARPS + 3) * WARP_THREADS)
+/** Slots between the reducer, the prefix warp and the groups (at least S + G). */
+#define SLOTS 16
 #define TILE_INVALID 0u
 #define TILE_AGGREGATE 1u
 #define TILE_PREFIX 2u
@@ -46,9 +48,9 @@
 #define WATCHDOG_NS 2000000000ull
 #define WATCHDOG_SPINS 256u
 
-enum { MODE_LOOKBACK, MODE_NOLOOKBACK, MODE_LOOKAHEAD };
-/** Shared memory per stage: the tile, four mbarriers, four words. */
-#define STAGE_BYTES (TILE_ITEMS * 4 + 4 * 8 + 4 * 4)
+enum { MODE_LOOKBACK, MODE_NOLOOKBACK, MODE_LANDING };
+/** Shared memory per stage: the tile, two mbarriers, one word. */
+#define STAGE_BYTES (TILE_ITEMS * 4 + 2 * 8 + 4)
 
 /* ---- PTX wrappers, as in 11_ceiling.cu ------------------------------------------------- */
 
@@ -210,7 +212,7 @@ typedef struct scan_params {
     size_t n;                         /**< elements */
     unsigned stages;                  /**< S */
     unsigned groups;                  /**< G, at most MAX_GROUPS */
-    unsigned mode;                    /**< MODE_LOOKBACK, MODE_NOLOOKBACK or MODE_LOOKAHEAD */
+    unsigned mode;                    /**< MODE_LOOKBACK, MODE_NOLOOKBACK or MODE_LANDING */
     unsigned draw_tiles;              /**< K: consecutive tiles per draw */
     unsigned exclusive;               /**< 1: exclusive scan */
     unsigned *counter;                /**< tile draws (zeroed before each launch) */
@@ -220,15 +222,19 @@ typedef struct scan_params {
 
 /**
  * \brief The warp-specialised scan, prototype: warps 0 … 4G−1 are G consumer groups, warp 4G the
- *        producer (lane 0), warp 4G + 1 the prefix warp (look-ahead mode only).
+ *        producer (lane 0), warp 4G + 1 the reducer and warp 4G + 2 the prefix warp (both in
+ *        mode `landing` only).
  *
- * Look-ahead (design §3.4, scheme B): a group publishes its tile's aggregate (descriptors hold
- * aggregates only) and hands it to the prefix warp through the stage's slot; the prefix warp
- * takes its block's tiles in order and keeps the block's running inclusive prefix: the prefix of
- * tile t is that of the block's previous tile plus its aggregate, plus the aggregates of the
- * tiles other blocks drew in between (read 8 per lane at once, re-read while one is
- * `TILE_INVALID`). With K tiles per draw, K − 1 of every K tiles need no read at all.
- * \pre blockDim.x = (4G + 2) · 32; S a multiple of G, so that every position of stage s
+ * Mode `landing` (the third build; design §3.4, scheme B, with §0's correction): the reducer
+ * sums every tile as soon as it lands in its stage and publishes the aggregate (descriptors hold
+ * aggregates only), so no aggregate waits for a free group; it hands tile and aggregate to the
+ * prefix warp through a slot (SLOTS of them, used in turn). The prefix warp takes its block's
+ * tiles in order and keeps the block's running inclusive prefix: the prefix of tile t is that of
+ * the block's previous tile plus its aggregate, plus the aggregates of the tiles other blocks
+ * drew in between (8 loads per lane in flight, re-read while one is `TILE_INVALID`). With K tiles
+ * per draw, K − 1 of every K tiles need no read. A group waits on its slot for the prefix and
+ * frees the slot after reading it; the reducer reuses a slot only after that.
+ * \pre blockDim.x = (4G + 3) · 32; S a multiple of G, so that every position of stage s
  *      (s, s + S, s + 2S, …) belongs to the same group: a group then never waits on a stage
  *      more than one phase ahead of it, which `try_wait.parity` cannot tell apart (the first
  *      run's S = 4, G = 3 hung); dynamic shared memory = S · STAGE_BYTES; the
@@ -243,21 +249,23 @@ __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
     const unsigned tile_bytes = TILE_ITEMS * 4;
     uint64_t *full = (uint64_t *)(smem + (size_t)S * tile_bytes);
     uint64_t *empty = full + S;
-    uint64_t *agg_ready = empty + S;    /* a group's aggregate → the prefix warp */
-    uint64_t *prefix_ready = agg_ready + S; /* the prefix warp's prefix → the group */
-    unsigned *tile_of = (unsigned *)(prefix_ready + S);
-    unsigned *slot_tile = tile_of + S;  /* the stage's tile, kept after the stage is refilled */
-    uint32_t *slot_aggregate = slot_tile + S;
-    uint32_t *slot_prefix = slot_aggregate + S;
+    unsigned *tile_of = (unsigned *)(empty + S);
+    /* the slots: reducer → prefix warp → group → reducer, one phase per use */
+    __shared__ uint64_t agg_ready[SLOTS], prefix_ready[SLOTS], slot_free[SLOTS];
+    __shared__ unsigned slot_tile[SLOTS];
+    __shared__ uint32_t slot_aggregate[SLOTS], slot_prefix[SLOTS];
     const unsigned warp = threadIdx.x / WARP_THREADS, lane = threadIdx.x % WARP_THREADS;
     const size_t tiles = (p.n + TILE_ITEMS - 1) / TILE_ITEMS;
 
     if (threadIdx.x == 0) {
         for (unsigned s = 0; s < S; ++s) {
             mbarrier_init(&full[s], 1);
-            mbarrier_init(&empty[s], GROUP_THREADS);
-            mbarrier_init(&agg_ready[s], 1);
-            mbarrier_init(&prefix_ready[s], 1);
+            mbarrier_init(&empty[s], GROUP_THREADS + (p.mode == MODE_LANDING ? WARP_THREADS : 0));
+        }
+        for (unsigned r = 0; r < SLOTS; ++r) {
+            mbarrier_init(&agg_ready[r], 1);
+            mbarrier_init(&prefix_ready[r], 1);
+            mbarrier_init(&slot_free[r], 1);
         }
         fence_mbarrier_init();
         fence_proxy_async_shared();
@@ -304,16 +312,57 @@ __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
         }
     }
 
-    if (warp == G * GROUP_WARPS + 1) { /* the prefix warp (look-ahead mode) */
-        if (p.mode != MODE_LOOKAHEAD)
+    if (warp == G * GROUP_WARPS + 1) { /* the reducer (mode landing) */
+        if (p.mode != MODE_LANDING)
+            return;
+        for (unsigned k = 0;; ++k) {
+            const unsigned s = k % S, r = k % SLOTS;
+            if (!wait_parity(&full[s], (k / S) & 1u, p.error))
+                return;
+            const unsigned tile = tile_of[s];
+            uint32_t sum = 0;
+            if (tile != NO_TILE) {
+                const uint4 *stage = (const uint4 *)(smem + (size_t)s * tile_bytes);
+                const size_t tile_first = (size_t)tile * TILE_ITEMS;
+                if (tile_first + TILE_ITEMS <= p.n) {
+#pragma unroll 8
+                    for (int v = 0; v < TILE_ITEMS / 4 / WARP_THREADS; ++v) {
+                        const uint4 q = stage[v * WARP_THREADS + lane];
+                        sum += (q.x + q.y) + (q.z + q.w);
+                    }
+                } else { /* the ragged tile: whole 16 bytes from the stage, the rest from global */
+                    const size_t copied = tile_first + (((p.n - tile_first) * 4) & ~(size_t)15) / 4;
+                    for (size_t e = tile_first + lane; e < p.n; e += WARP_THREADS)
+                        sum += e < copied ? ((const uint32_t *)stage)[e - tile_first]
+                                          : (uint32_t)p.in[e];
+                }
+                sum = warp_reduce(sum);
+                mbarrier_arrive(&empty[s]); /* this warp's reads of the stage are done */
+            }
+            if (k >= SLOTS && !wait_parity(&slot_free[r], (k / SLOTS - 1) & 1u, p.error))
+                return;
+            if (lane == 0) {
+                if (tile != NO_TILE)
+                    store_descriptor(&p.descriptors[tile], pack_descriptor(TILE_AGGREGATE, sum));
+                slot_tile[r] = tile;
+                slot_aggregate[r] = sum;
+                mbarrier_arrive(&agg_ready[r]);
+            }
+            if (tile == NO_TILE)
+                return;
+        }
+    }
+
+    if (warp == G * GROUP_WARPS + 2) { /* the prefix warp (mode landing) */
+        if (p.mode != MODE_LANDING)
             return;
         long long last_own = -1; /* the block's previous tile */
         uint32_t running = 0;    /* its inclusive prefix */
         for (unsigned k = 0;; ++k) {
-            const unsigned s = k % S;
-            if (!wait_parity(&agg_ready[s], (k / S) & 1u, p.error))
+            const unsigned r = k % SLOTS;
+            if (!wait_parity(&agg_ready[r], (k / SLOTS) & 1u, p.error))
                 return;
-            const unsigned tile = slot_tile[s];
+            const unsigned tile = slot_tile[r];
             if (tile == NO_TILE)
                 return;
             uint32_t between = 0; /* the aggregates of other blocks' tiles since last_own */
@@ -346,11 +395,11 @@ __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
                 }
             }
             const uint32_t prefix = running + warp_reduce(between);
-            running = prefix + slot_aggregate[s];
+            running = prefix + slot_aggregate[r];
             last_own = tile;
             if (lane == 0) {
-                slot_prefix[s] = prefix;
-                mbarrier_arrive(&prefix_ready[s]);
+                slot_prefix[r] = prefix;
+                mbarrier_arrive(&prefix_ready[r]);
             }
         }
     }
@@ -362,13 +411,8 @@ __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
         if (!wait_parity(&full[s], (k / S) & 1u, p.error))
             return;
         const unsigned tile = tile_of[s];
-        if (tile == NO_TILE) {
-            if (p.mode == MODE_LOOKAHEAD && wg == 0 && lane == 0) {
-                slot_tile[s] = NO_TILE; /* the prefix warp leaves at the first of these */
-                mbarrier_arrive(&agg_ready[s]);
-            }
+        if (tile == NO_TILE)
             break;
-        }
         const size_t tile_first = (size_t)tile * TILE_ITEMS;
         const uint4 *stage = (const uint4 *)(smem + (size_t)s * tile_bytes);
         uint4 q[VECTORS_PER_THREAD];
@@ -410,17 +454,14 @@ __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
             before += w < wg ? warp_total[g][w] : 0u;
             aggregate += warp_total[g][w];
         }
-        if (p.mode == MODE_LOOKAHEAD) {
-            if (wg == 0 && lane == 0) {
-                store_descriptor(&p.descriptors[tile], pack_descriptor(TILE_AGGREGATE, aggregate));
-                slot_tile[s] = tile;
-                slot_aggregate[s] = aggregate;
-                mbarrier_arrive(&agg_ready[s]);
-            }
-            if (!wait_parity(&prefix_ready[s], (k / S) & 1u, p.error))
+        if (p.mode == MODE_LANDING) {
+            const unsigned r = k % SLOTS;
+            if (!wait_parity(&prefix_ready[r], (k / SLOTS) & 1u, p.error))
                 return;
-            if (wg == 0 && lane == 0)
-                group_prefix[g] = slot_prefix[s];
+            if (wg == 0 && lane == 0) {
+                group_prefix[g] = slot_prefix[r];
+                mbarrier_arrive(&slot_free[r]); /* the slot's prefix is read */
+            }
         } else if (wg == 0) {
             uint32_t prefix = 0;
             if (p.mode == MODE_LOOKBACK) {
@@ -574,7 +615,7 @@ int main(int argc, char **argv)
         if (sscanf(only, "%u,%u,%u,%u,%u,%u", &configs[0][0], &configs[0][1], &configs[0][2],
                    &configs[0][3], &configs[0][4], &configs[0][5]) < 5 || configs[0][1] < 1 ||
             configs[0][1] > MAX_GROUPS || configs[0][5] < 1) {
-            fprintf(stderr, "11_scan_proto: --only S,G,B,mode(0 lookback,1 none,2 lookahead),"
+            fprintf(stderr, "11_scan_proto: --only S,G,B,mode(0 lookback,1 none,2 landing),"
                             "exclusive[,K]\n");
             return 2;
         }
@@ -587,18 +628,18 @@ int main(int argc, char **argv)
         for (unsigned i = 0; i < sizeof SG / sizeof SG[0]; ++i)
             for (unsigned mode = 0; mode < 3; ++mode)
                 for (unsigned kk = 0; kk < 4; ++kk) {
-                    if (mode != MODE_LOOKAHEAD && kk > 0)
+                    if (mode != MODE_LANDING && kk > 0)
                         continue; /* K matters only to the look-ahead's reads */
                     const unsigned c[6] = {SG[i][0], SG[i][1], SG[i][2], mode, 0, K[kk]};
                     memcpy(configs[count++], c, sizeof c);
                 }
         /* the exclusive scan of the look-ahead with K = 4 */
         for (unsigned i = 0; i < sizeof SG / sizeof SG[0]; ++i) {
-            const unsigned c[6] = {SG[i][0], SG[i][1], SG[i][2], MODE_LOOKAHEAD, 1, 4};
+            const unsigned c[6] = {SG[i][0], SG[i][1], SG[i][2], MODE_LANDING, 1, 4};
             memcpy(configs[count++], c, sizeof c);
         }
     }
-    static const char *const MODE_NAMES[] = {"lookback", "none", "lookahead"};
+    static const char *const MODE_NAMES[] = {"lookback", "none", "landing"};
 
     printf("kernel,stages,groups,blocks_per_sm,mode,exclusive,n,us,spread_pct,memcpy_us,"
            "memcpy_spread_pct,pct_memcpy,x_cub,wrong,draw_tiles\n");
@@ -634,7 +675,7 @@ int main(int argc, char **argv)
             j.p.mode = c[3];
             j.p.exclusive = c[4];
             j.p.draw_tiles = c[5];
-            j.threads = (c[1] * GROUP_WARPS + 2) * WARP_THREADS;
+            j.threads = (c[1] * GROUP_WARPS + 3) * WARP_THREADS;
             j.smem = (size_t)c[0] * STAGE_BYTES;
             if (j.smem > dynamic_max || c[0] % c[1] != 0)
                 continue; /* does not fit, or S not a multiple of G (see the kernel's \pre) */
