@@ -63,34 +63,40 @@ __device__ static unsigned smem_addr(const void *p)
     return (unsigned)__cvta_generic_to_shared(p);
 }
 
+/** `mbarrier.init`: a barrier whose phase completes after `count` arrivals (and its tx-count back to 0). */
 __device__ static void mbarrier_init(uint64_t *bar, unsigned count)
 {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" : : "r"(smem_addr(bar)), "r"(count)
                  : "memory");
 }
 
+/** `fence.mbarrier_init.release.cluster`: the initialisation, visible before the barrier is used. */
 __device__ static void fence_mbarrier_init(void)
 {
     asm volatile("fence.mbarrier_init.release.cluster;" : : : "memory");
 }
 
+/** `fence.proxy.async.shared::cta`: generic-proxy accesses of shared memory ordered with async-proxy ones. */
 __device__ static void fence_proxy_async_shared(void)
 {
     asm volatile("fence.proxy.async.shared::cta;" : : : "memory");
 }
 
+/** `mbarrier.arrive.expect_tx.release.cta`: one arrival, and `bytes` more to come by complete-tx. */
 __device__ static void mbarrier_arrive_expect_tx(uint64_t *bar, unsigned bytes)
 {
     asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;"
                  : : "r"(smem_addr(bar)), "r"(bytes) : "memory");
 }
 
+/** `mbarrier.arrive.release.cta`: one arrival; this thread's earlier accesses are released. */
 __device__ static void mbarrier_arrive(uint64_t *bar)
 {
     asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" : : "r"(smem_addr(bar))
                  : "memory");
 }
 
+/** `mbarrier.try_wait.parity.acquire.cta`: 1 once the phase of parity `parity` has completed (the thread may be suspended a while first), else 0. */
 __device__ static int mbarrier_try_wait_parity(uint64_t *bar, unsigned parity)
 {
     unsigned done;
@@ -101,6 +107,7 @@ __device__ static int mbarrier_try_wait_parity(uint64_t *bar, unsigned parity)
     return (int)done;
 }
 
+/** `cp.async.bulk` global → shared, `bytes` (a multiple of 16), completing on `bar` (complete-tx). */
 __device__ static void bulk_copy_to_shared(void *dst, const void *src, unsigned bytes,
                                            uint64_t *bar)
 {
@@ -109,6 +116,7 @@ __device__ static void bulk_copy_to_shared(void *dst, const void *src, unsigned 
                  : : "r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
 }
 
+/** `cp.async.bulk` shared → global of `bytes` (a multiple of 16), then `commit_group`. */
 __device__ static void bulk_store_to_global(void *dst, const void *src, unsigned bytes)
 {
     asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
@@ -128,6 +136,7 @@ __device__ static void bulk_wait_all(void)
     asm volatile("cp.async.bulk.wait_group 0;" : : : "memory");
 }
 
+/** `%globaltimer`: the GPU's clock in ns. */
 __device__ static unsigned long long global_ns(void)
 {
     unsigned long long t;
@@ -316,35 +325,42 @@ __global__ void compare_kernel(const int32_t *in, const int32_t *out, size_t n,
 /* ---------------------------------------------------------------------------------------- */
 
 /** One configuration of the sweep. */
-typedef struct config {
-    unsigned tile_bytes, stages, blocks_per_sm, consumer_warps, draw, store;
-} config;
+typedef struct ring_config {
+    unsigned tile_bytes;     /**< T */
+    unsigned stages;         /**< S */
+    unsigned blocks_per_sm;  /**< B */
+    unsigned consumer_warps; /**< W */
+    unsigned draw;           /**< DRAW_ATOMIC or DRAW_STATIC */
+    unsigned store;          /**< STORE_REGS or STORE_BULK */
+} ring_config;
 
 /** What launch_ring() and launch_plain() need. */
-typedef struct job {
+typedef struct ring_job {
     ring_params p;   /**< the ring's parameters */
-    config c;        /**< its configuration */
+    ring_config c;   /**< its configuration */
     unsigned grid;   /**< blocks */
     size_t smem;     /**< dynamic shared memory per block */
-} job;
+} ring_job;
 
+/** The ::gpu_work_fn of the ring: clear the counter (atomic draws), launch. */
 static void launch_ring(void *ctx)
 {
-    job *j = (job *)ctx;
+    ring_job *j = (ring_job *)ctx;
     if (j->p.draw == DRAW_ATOMIC)
         CUDA_CHECK(cudaMemsetAsync(j->p.counter, 0, sizeof(unsigned), 0));
     ring_copy_kernel<<<j->grid, (j->c.consumer_warps + 1) * WARP_THREADS, j->smem>>>(j->p);
 }
 
+/** The ::gpu_work_fn of the plain copy kernel. */
 static void launch_plain(void *ctx)
 {
-    job *j = (job *)ctx;
+    ring_job *j = (ring_job *)ctx;
     plain_copy_kernel<<<j->grid, 256>>>((const int4 *)j->p.in, (int4 *)j->p.out, j->p.n / 4,
                                         j->p.in, j->p.out, j->p.n);
 }
 
 /** Poison out, run once, compare; returns the count of wrong elements (or exits 3). */
-static unsigned long long check_once(gpu_work_fn work, job *j, unsigned long long *d_wrong,
+static unsigned long long check_once(gpu_work_fn work, ring_job *j, unsigned long long *d_wrong,
                                      unsigned *d_error)
 {
     unsigned long long wrong = 0;
@@ -426,10 +442,10 @@ int main(int argc, char **argv)
     static const unsigned STAGES_FULL[] = {2, 3, 4, 6, 8, 12};
     static const unsigned BLOCKS_FULL[] = {1, 2, 3, 4};
     static const unsigned WARPS_FULL[] = {2, 4, 8};
-    config configs[1024];
+    ring_config configs[1024];
     int count = 0;
     if (only) {
-        config c;
+        ring_config c;
         if (sscanf(only, "%u,%u,%u,%u,%u,%u", &c.tile_bytes, &c.stages, &c.blocks_per_sm,
                    &c.consumer_warps, &c.draw, &c.store) != 6) {
             fprintf(stderr, "11_ceiling: --only wants T,S,B,W,draw(0 atomic,1 static),store(0 regs,1 bulk)\n");
@@ -443,7 +459,7 @@ int main(int argc, char **argv)
                     for (unsigned d = 0; d < 3; ++d)
                         for (unsigned draw = 0; draw < 2; ++draw)
                             for (unsigned store = 0; store < 2; ++store) {
-                                config x = {TILES_FULL[a], STAGES_FULL[b], BLOCKS_FULL[c],
+                                ring_config x = {TILES_FULL[a], STAGES_FULL[b], BLOCKS_FULL[c],
                                             WARPS_FULL[d], draw, store};
                                 if (store == STORE_BULK && x.consumer_warps != WARPS_FULL[0])
                                     continue; /* one thread stores: the warp count is moot */
@@ -458,7 +474,7 @@ int main(int argc, char **argv)
            "memcpy_us,memcpy_spread_pct,pct_memcpy,wrong\n");
     for (int si = 0; si < size_count; ++si) {
         const size_t n = sizes[si];
-        job j;
+        ring_job j;
         memset(&j, 0, sizeof j);
         j.p.in = d_in;
         j.p.out = d_out;
@@ -473,7 +489,7 @@ int main(int argc, char **argv)
                tp.spread * 100, m0.median * 1e3, m0.spread * 100, 100 * m0.median / tp.median,
                plain_wrong);
         for (int ci = 0; ci < count; ++ci) {
-            const config c = configs[ci];
+            const ring_config c = configs[ci];
             j.c = c;
             j.p.tile_bytes = c.tile_bytes;
             j.p.stages = c.stages;

@@ -30,57 +30,81 @@
 #include <stdlib.h>
 #include <string.h>
 
+/** Threads of a warp. */
 #define WARP_THREADS 32
+/** Every lane: the mask of a shuffle all 32 lanes execute. */
 #define FULL_MASK 0xffffffffu
+/** Elements of a tile: chapter 08's 16 KB. */
 #define TILE_ITEMS 4096
+/** Warps of a consumer group. */
 #define GROUP_WARPS 4
+/** Threads of a consumer group. */
 #define GROUP_THREADS (GROUP_WARPS * WARP_THREADS)
+/** 16-byte vectors each thread of a group holds: 8 (32 elements). */
 #define VECTORS_PER_THREAD (TILE_ITEMS / 4 / GROUP_THREADS)
+/** Vectors of a warp's part of the tile. */
 #define WARP_VECTORS (VECTORS_PER_THREAD * WARP_THREADS)
+/** Most consumer groups per block. */
 #define MAX_GROUPS 4
+/** Most threads per block: the groups, the producer, the reducer, the prefix warp. */
 #define MAX_THREADS ((MAX_GROUPS * GROUP_WARPS + 3) * WARP_THREADS)
 /** Slots between the reducer, the prefix warp and the groups (at least S + G). */
 #define SLOTS 16
+/** Descriptor state: nothing published. */
 #define TILE_INVALID 0u
+/** Descriptor state: the value is the tile's aggregate. */
 #define TILE_AGGREGATE 1u
+/** Descriptor state: the value is the tile's inclusive prefix. */
 #define TILE_PREFIX 2u
+/** A stage's or slot's tile when there is no more work. */
 #define NO_TILE 0xffffffffu
+/** A wait longer than this raises the error flag (exit 3) instead of hanging. */
 #define WATCHDOG_NS 2000000000ull
+/** Spins between two looks at the clock. */
 #define WATCHDOG_SPINS 256u
 
+/** How a group gets its tile's prefix: its own look-back, none (0, wrong by design), or the
+    reducer at landing and the look-ahead warp. */
 enum { MODE_LOOKBACK, MODE_NOLOOKBACK, MODE_LANDING };
 /** Shared memory per stage: the tile, two mbarriers, one word. */
 #define STAGE_BYTES (TILE_ITEMS * 4 + 2 * 8 + 4)
 
 /* ---- PTX wrappers, as in 11_ceiling.cu ------------------------------------------------- */
 
+/** Shared-memory address of a generic pointer, as the mbarrier and bulk instructions take it. */
 __device__ static unsigned smem_addr(const void *p)
 {
     return (unsigned)__cvta_generic_to_shared(p);
 }
+/** `mbarrier.init`: a barrier whose phase completes after `count` arrivals (and its tx-count back to 0). */
 __device__ static void mbarrier_init(uint64_t *bar, unsigned count)
 {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" : : "r"(smem_addr(bar)), "r"(count)
                  : "memory");
 }
+/** `fence.mbarrier_init.release.cluster`: the initialisation, visible before the barrier is used. */
 __device__ static void fence_mbarrier_init(void)
 {
     asm volatile("fence.mbarrier_init.release.cluster;" : : : "memory");
 }
+/** `fence.proxy.async.shared::cta`: generic-proxy accesses of shared memory ordered with async-proxy ones. */
 __device__ static void fence_proxy_async_shared(void)
 {
     asm volatile("fence.proxy.async.shared::cta;" : : : "memory");
 }
+/** `mbarrier.arrive.expect_tx.release.cta`: one arrival, and `bytes` more to come by complete-tx. */
 __device__ static void mbarrier_arrive_expect_tx(uint64_t *bar, unsigned bytes)
 {
     asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;"
                  : : "r"(smem_addr(bar)), "r"(bytes) : "memory");
 }
+/** `mbarrier.arrive.release.cta`: one arrival; this thread's earlier accesses are released. */
 __device__ static void mbarrier_arrive(uint64_t *bar)
 {
     asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" : : "r"(smem_addr(bar))
                  : "memory");
 }
+/** `mbarrier.try_wait.parity.acquire.cta`: 1 once the phase of parity `parity` has completed (the thread may be suspended a while first), else 0. */
 __device__ static int mbarrier_try_wait_parity(uint64_t *bar, unsigned parity)
 {
     unsigned done;
@@ -90,6 +114,7 @@ __device__ static int mbarrier_try_wait_parity(uint64_t *bar, unsigned parity)
                  : "=r"(done) : "r"(smem_addr(bar)), "r"(parity) : "memory");
     return (int)done;
 }
+/** `cp.async.bulk` global → shared, `bytes` (a multiple of 16), completing on `bar` (complete-tx). */
 __device__ static void bulk_copy_to_shared(void *dst, const void *src, unsigned bytes,
                                            uint64_t *bar)
 {
@@ -102,6 +127,7 @@ __device__ static void group_barrier(unsigned group)
 {
     asm volatile("bar.sync %0, %1;" : : "r"(1u + group), "r"((unsigned)GROUP_THREADS) : "memory");
 }
+/** `%globaltimer`: the GPU's clock in ns. */
 __device__ static unsigned long long global_ns(void)
 {
     unsigned long long t;
@@ -130,6 +156,7 @@ __device__ static int wait_parity(uint64_t *bar, unsigned parity, unsigned *erro
 /* ---- chapters 02-07's warp scan, descriptors and look-back (the same logic; the look-back's
         watchdog raises the error flag and gives up instead of trapping) ---------------------- */
 
+/** Chapter 02's warp scan (Kogge-Stone with shuffles): lanes 0 … this lane's sum. */
 __device__ static uint32_t warp_inclusive_scan(uint32_t x)
 {
     const int lane = threadIdx.x % WARP_THREADS;
@@ -140,22 +167,26 @@ __device__ static uint32_t warp_inclusive_scan(uint32_t x)
     }
     return x;
 }
+/** Chapter 07's warp sum (a butterfly of `__shfl_xor_sync`), in every lane. */
 __device__ static uint32_t warp_reduce(uint32_t x)
 {
     for (int offset = WARP_THREADS / 2; offset > 0; offset /= 2)
         x += __shfl_xor_sync(FULL_MASK, x, offset);
     return x;
 }
+/** Chapter 06's descriptor load: one relaxed 64-bit load at GPU scope. */
 __device__ static unsigned long long load_descriptor(const unsigned long long *descriptor)
 {
     unsigned long long word;
     asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(word) : "l"(descriptor) : "memory");
     return word;
 }
+/** Chapter 06's descriptor store: one relaxed 64-bit store at GPU scope. */
 __device__ static void store_descriptor(unsigned long long *descriptor, unsigned long long word)
 {
     asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" : : "l"(descriptor), "l"(word) : "memory");
 }
+/** A descriptor: the state in the high 32 bits, the value in the low 32. */
 __device__ static unsigned long long pack_descriptor(unsigned state, uint32_t value)
 {
     return (unsigned long long)state << 32 | value;
@@ -497,6 +528,7 @@ __global__ void __launch_bounds__(MAX_THREADS, 1) ws_scan_kernel(scan_params p)
 
 /* ---- host ------------------------------------------------------------------------------- */
 
+/** \brief Random full-range values (a hash of the index and seed). */
 __global__ void fill_kernel(int32_t *a, size_t n, uint32_t seed)
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -509,6 +541,7 @@ __global__ void fill_kernel(int32_t *a, size_t n, uint32_t seed)
     }
 }
 
+/** \brief Count the elements where `a` and `b` differ, into `*wrong`. */
 __global__ void compare_kernel(const int32_t *a, const int32_t *b, size_t n,
                                unsigned long long *wrong)
 {
@@ -520,29 +553,35 @@ __global__ void compare_kernel(const int32_t *a, const int32_t *b, size_t n,
         atomicAdd(wrong, mine);
 }
 
-typedef struct job {
-    scan_params p;
-    unsigned grid, threads;
-    size_t smem, tiles;
-    void *cub_temp;
-    size_t cub_bytes;
-    int32_t *cub_out;
-} job;
+/** What launch_ws() and launch_cub() need. */
+typedef struct scan_job {
+    scan_params p;    /**< the pipeline's parameters */
+    unsigned grid;    /**< blocks */
+    unsigned threads; /**< threads per block */
+    size_t smem;      /**< dynamic shared memory per block */
+    size_t tiles;     /**< tiles of n (descriptors to clear) */
+    void *cub_temp;   /**< CUB's scratch */
+    size_t cub_bytes; /**< its size */
+    int32_t *cub_out; /**< the reference output */
+} scan_job;
 
+/** The ::gpu_work_fn of the pipeline: clear counter and descriptors (chapter 07's contract), launch. */
 static void launch_ws(void *ctx)
 {
-    job *j = (job *)ctx;
+    scan_job *j = (scan_job *)ctx;
     CUDA_CHECK(cudaMemsetAsync(j->p.counter, 0, sizeof(unsigned), 0));
     CUDA_CHECK(cudaMemsetAsync(j->p.descriptors, 0, j->tiles * 8, 0));
     ws_scan_kernel<<<j->grid, j->threads, j->smem>>>(j->p);
 }
 
+/** The ::gpu_work_fn of CUB's scan into the reference buffer. */
 static void launch_cub(void *ctx)
 {
-    job *j = (job *)ctx;
+    scan_job *j = (scan_job *)ctx;
     cub_scan(j->p.in, j->cub_out, j->p.n, (int)j->p.exclusive, j->cub_temp, j->cub_bytes);
 }
 
+/** A size: 2^K or decimal. */
 static size_t parse_size(const char *s)
 {
     if (s[0] == '2' && s[1] == '^')
@@ -645,7 +684,7 @@ int main(int argc, char **argv)
            "memcpy_spread_pct,pct_memcpy,x_cub,wrong,draw_tiles\n");
     for (int si = 0; si < size_count; ++si) {
         const size_t n = sizes[si];
-        job j;
+        scan_job j;
         memset(&j, 0, sizeof j);
         j.p.in = d_in;
         j.p.out = d_out;
