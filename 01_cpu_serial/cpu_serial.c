@@ -91,9 +91,9 @@ static void slice_of(size_t n, size_t t, size_t threads, size_t *begin, size_t *
  *  2. One thread scans the T aggregates: slice t's exclusive prefix is the sum of slices 0 … t-1.
  *  3. Each thread scans its slice again, starting from its exclusive prefix (reads n, writes n).
  * That is 3n element moves instead of 2n, but the longest dependency chain is now 2n/T + T
- * instead of n (a slice's reduction, the T aggregates, the slice's scan): with T cores the work
- * takes between 1/T and 2/T of the serial time (two passes per slice, the reduction the cheaper,
- * as gcc vectorises it) until memory bandwidth is the limit.
+ * instead of n (a slice's reduction, the T aggregates, the slice's scan). How much of that the
+ * clock shows depends on what starting and joining the threads costs and on memory bandwidth:
+ * the chapter's notes measure it.
  * `in` and `out` may be the same array.
  */
 static void scan_threads(const int32_t *in, int32_t *out, size_t n, int exclusive)
@@ -107,7 +107,7 @@ static void scan_threads(const int32_t *in, int32_t *out, size_t n, int exclusiv
         size_t begin, end;
         slice_of(n, t, threads, &begin, &end);
 
-        /* [student part: three-steps; explained in 01_cpu_serial/README.md, "Idea"] */
+        /* [student part: three-steps; explained in 01_cpu_serial/README.md, "The idea"] */
         uint32_t aggregate = 0;
         for (size_t i = begin; i < end; ++i)
             aggregate += (uint32_t)in[i];

@@ -78,7 +78,7 @@ static const char *const VARIANT_NAMES[VARIANT_COUNT] = {"decoupled-lookback"};
  */
 __device__ uint32_t warp_inclusive_scan(uint32_t x)
 {
-    /* [student part: warp-scan; explained in 02_warp_shfl/README.md, "Idea"] */
+    /* [student part: warp-scan; explained in 02_warp_shfl/README.md, "The idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
     for (int offset = 1; offset < WARP_THREADS; offset *= 2) {
         /* Every lane executes the shuffle, even those that do not use the result: a lane named
@@ -123,7 +123,7 @@ __device__ void load_tile(const int32_t *in, size_t n, size_t tile_first,
             item[4 * v + 3] = q.w;
         }
     } else {
-        /* [student part: ragged-load; explained in 03_block_scan/README.md, "Walkthrough"] */
+        /* [student part: ragged-load; explained in 03_block_scan/README.md, "The code"] */
         for (int k = 0; k < ITEMS_PER_THREAD; ++k)
             item[k] = first + k < n ? (uint32_t)in[first + k] : 0;
         /* [end of student part: ragged-load] */
@@ -196,7 +196,7 @@ __device__ void store_tile(int32_t *out, size_t n, size_t tile_first,
             vector[v] = make_uint4(result[4 * v], result[4 * v + 1], result[4 * v + 2],
                                    result[4 * v + 3]);
     } else {
-        /* [student part: ragged-store; explained in 03_block_scan/README.md, "Walkthrough"] */
+        /* [student part: ragged-store; explained in 03_block_scan/README.md, "The code"] */
         for (int k = 0; k < ITEMS_PER_THREAD; ++k)
             if (first + k < n)
                 out[first + k] = (int32_t)result[k];

@@ -120,7 +120,7 @@ static const char *const VARIANT_NAMES[VARIANT_COUNT] = {"decoupled-lookback", "
  */
 __device__ uint32_t warp_inclusive_scan(uint32_t x)
 {
-    /* [student part: warp-scan; explained in 02_warp_shfl/README.md, "Idea"] */
+    /* [student part: warp-scan; explained in 02_warp_shfl/README.md, "The idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
     for (int offset = 1; offset < WARP_THREADS; offset *= 2) {
         /* Every lane executes the shuffle, even those that do not use the result: a lane named

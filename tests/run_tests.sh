@@ -355,6 +355,7 @@ if [ "$gpu_only" -eq 0 ]; then
     queue_suite "make's messages and default SMS" check_make_messages
     queue_suite "carried-over helpers unchanged" tests/check_carried.sh $CHAPTERS
     queue_suite "chapter notes follow the outline" tests/check_notes.sh $CHAPTERS
+    queue_suite "expected output has the programs' headers" tests/check_expected_output.py $CHAPTERS
     queue_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test
     # the host code under AddressSanitizer and UBSan (build/asan: make tests builds it); a leak at
     # exit is not undefined behaviour, and exits by cli_fail() leave allocations behind on purpose

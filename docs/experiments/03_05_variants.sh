@@ -4,7 +4,7 @@
 # timed beside the chapter itself, ROUNDS times, each run in its own process (median of 20).
 #   make SMS=90 all && docs/experiments/03_05_variants.sh OUTDIR [ROUNDS]   (needs a GPU; sm_90)
 #   03 fanout_branchfree  block_scan_tile()'s fan-out reads all 4 warp totals and selects
-#                         (chapter 03 "Why this speed": 89.9 % against 99.0 %, run not recorded)
+#                         (docs/experiments/03_block_scan.md: 89.9 % against 99.0 %, not kept)
 #   04 fan_8_per_thread   add_carries_kernel with chapter 03's layout: 128 threads, 8 consecutive
 #                         elements each (chapter 04: 630 µs, 44.3 %, run not recorded)
 #   04 fan_8_streaming    the same with __ldcs/__stcs (45.4 %)
