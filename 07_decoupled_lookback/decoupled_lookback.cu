@@ -214,10 +214,12 @@ __device__ void store_tile(int32_t *out, size_t n, size_t tile_first,
  * 64 bits, aligned, in one instruction: the state and the value arrive together, so a reader
  * never sees a flag without its value, and no fence is needed (nothing else is read on the
  * strength of the flag). Relaxed at GPU scope, this load and store_descriptor()'s store are
- * morally strong (PTX memory model), so the load returns one whole store's value and sees other
- * SMs' stores; on today's GPUs such a load is served by L2, where those stores land, not by this
- * SM's L1 (an implementation fact, not a PTX rule). `asm volatile` with a "memory" clobber keeps
- * the compiler from hoisting it out of a spin loop.
+ * morally strong (PTX ISA §8.7), so the load returns one whole store's value (§8.10.3). In the
+ * SASS for sm_90 it is `LDG.E.64.STRONG.GPU`, a load marked strong at GPU scope
+ * (docs/experiments/08_lookback_kernel_2026-12-02.sass, chapter 08's copy); that such a load is
+ * served by L2, where every SM's stores meet, and not by this SM's L1, is our reading of that
+ * mark, not a PTX rule. `asm volatile` with a "memory" clobber keeps the compiler from hoisting
+ * it out of a spin loop.
  * \param descriptor the descriptor
  * \return its 64 bits
  */
@@ -448,15 +450,19 @@ static double lookback_traffic(int variant, size_t n)
  * \param n          element count (0 launches nothing)
  * \param exclusive  1 for exclusive, 0 for inclusive
  * \param d_temp     lookback_temp_bytes(variant, n) bytes (contents do not matter: cleared here)
- * \param temp_bytes its size (at least lookback_temp_bytes(); only that much is cleared)
+ * \param temp_bytes its size: at least lookback_temp_bytes(); only that much is cleared. A
+ *                   smaller scratch, or more tiles than one grid may have (2^31 − 1), is a CUDA
+ *                   error (exit 3) before anything is launched.
  */
 static void lookback_scan(int variant, const int32_t *d_in, int32_t *d_out, size_t n,
                           int exclusive, void *d_temp, size_t temp_bytes)
 {
-    (void)temp_bytes;
     const size_t tiles = tile_count(n);
     if (tiles == 0)
         return;
+    if (tiles > 0x7fffffffu || temp_bytes < lookback_temp_bytes(variant, n))
+        cuda_fail(cudaErrorInvalidValue, "scratch too small, or too many tiles for one grid",
+                  __FILE__, __LINE__);
     unsigned long long *d_descriptors = (unsigned long long *)d_temp;
     unsigned *d_next_tile = (unsigned *)(d_descriptors + tiles);
     CUDA_CHECK(cudaMemsetAsync(d_temp, 0, lookback_temp_bytes(variant, n), 0));
@@ -479,7 +485,8 @@ static void describe_tiles(size_t n, char *line, size_t len)
              n, tile_count(n), TILE_ITEMS, per_sm, sms, per_sm * sms);
 }
 
-/** The default sweep: one tile, in L2, and beyond the 60 MB L2 of an H200. */
+/** The default sweep: one tile, in L2, and beyond the H200's L2 (`L2 60 MiB`, the first line of
+    `./run` says). */
 static const size_t DEFAULT_SIZES[] = {(size_t)1 << 10, (size_t)1 << 16, (size_t)1 << 20,
                                        (size_t)1 << 24, (size_t)1 << 26, (size_t)1 << 28};
 
