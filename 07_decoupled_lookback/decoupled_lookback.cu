@@ -5,9 +5,9 @@
  *        adding up its predecessors' descriptors, 32 at a time, back to the nearest one that
  *        already holds an inclusive prefix.
  *
- * What is new since chapter 06: there a chunk could publish nothing until the chunk before it had
+ * What is new since chapter 06: there a block could publish nothing until the block before it had
  * published its inclusive prefix, so the prefixes crossed the grid one round trip through L2 per
- * chunk. Here a descriptor has a third state (paper §4.1), and one warp reads 32 of them at once
+ * block. Here a descriptor has a third state (paper §4.1), and one warp reads 32 of them at once
  * (paper §4.4):
  *  - `TILE_INVALID`   nothing published yet;
  *  - `TILE_AGGREGATE` the tile's own sum is known: published as soon as the tile is scanned,
@@ -16,9 +16,10 @@
  * A waiting tile no longer needs its predecessor's prefix: the aggregates of the tiles before it,
  * back to the nearest `TILE_PREFIX`, add up to the same number. The chain is gone; what is left
  * of it is a walk back over descriptors that are, most of the time, already published.
- * Everything else is chapter 06's: one tile of 1024 elements per block in registers (chapter 03's
- * coarsened block scan), tile ids from an atomic counter, the descriptors and the counter in the
- * caller's scratch, cleared by one `cudaMemsetAsync` before each launch, the watchdog.
+ * Kept from chapter 06: tile ids from an atomic counter, the descriptors and the counter in the
+ * caller's scratch, cleared by one `cudaMemsetAsync` before each launch, and the watchdog. The
+ * tile is chapter 03's coarsened one: 1024 elements per block, read once into registers and kept
+ * there while warp 0 looks back.
  *
  * Build and run: `make chapter-7 && ./run` from the top folder, or `make && ./run` here.
  * Follows Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (2016),
@@ -305,7 +306,7 @@ __device__ unsigned long long pack_descriptor(unsigned state, uint32_t value)
 __device__ void publish_aggregate(unsigned long long *descriptors, unsigned tile,
                                   uint32_t aggregate)
 {
-    /* [student part: publish-aggregate; explained in 07_decoupled_lookback/README.md, "Idea"] */
+    /* [student part: publish-aggregate; explained in 07_decoupled_lookback/README.md, "The idea"] */
     if (tile == 0)
         store_descriptor(&descriptors[0], pack_descriptor(TILE_PREFIX, aggregate));
     else
@@ -333,7 +334,7 @@ __device__ void publish_aggregate(unsigned long long *descriptors, unsigned tile
  */
 __device__ uint32_t look_back(unsigned long long *descriptors, unsigned tile, uint32_t aggregate)
 {
-    /* [student part: look-back; explained in 07_decoupled_lookback/README.md, "Idea"] */
+    /* [student part: look-back; explained in 07_decoupled_lookback/README.md, "The idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
     if (tile == 0)
         return 0;
@@ -392,7 +393,7 @@ __global__ void lookback_scan_kernel(const int32_t *in, int32_t *out, size_t n,
 {
     __shared__ unsigned tile_id;
     __shared__ uint32_t tile_exclusive_prefix;
-    /* [student part: tile-draw; explained in 07_decoupled_lookback/README.md, "Idea"] */
+    /* [student part: tile-draw; explained in 07_decoupled_lookback/README.md, "The idea"] */
     if (threadIdx.x == 0)
         tile_id = atomicAdd(next_tile, 1u);
     /* [end of student part: tile-draw] */

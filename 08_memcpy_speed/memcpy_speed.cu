@@ -235,7 +235,7 @@ __device__ unsigned long long pack_descriptor(unsigned state, uint32_t value)
 __device__ void publish_aggregate(unsigned long long *descriptors, unsigned tile,
                                   uint32_t aggregate)
 {
-    /* [student part: publish-aggregate; explained in 07_decoupled_lookback/README.md, "Idea"] */
+    /* [student part: publish-aggregate; explained in 07_decoupled_lookback/README.md, "The idea"] */
     if (tile == 0)
         store_descriptor(&descriptors[0], pack_descriptor(TILE_PREFIX, aggregate));
     else
@@ -263,7 +263,7 @@ __device__ void publish_aggregate(unsigned long long *descriptors, unsigned tile
  */
 __device__ uint32_t look_back(unsigned long long *descriptors, unsigned tile, uint32_t aggregate)
 {
-    /* [student part: look-back; explained in 07_decoupled_lookback/README.md, "Idea"] */
+    /* [student part: look-back; explained in 07_decoupled_lookback/README.md, "The idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
     if (tile == 0)
         return 0;
