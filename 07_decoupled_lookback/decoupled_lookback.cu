@@ -5,9 +5,9 @@
  *        adding up its predecessors' descriptors, 32 at a time, back to the nearest one that
  *        already holds an inclusive prefix.
  *
- * What is new since chapter 06: there a chunk could publish nothing until the chunk before it had
+ * What is new since chapter 06: there a block could publish nothing until the block before it had
  * published its inclusive prefix, so the prefixes crossed the grid one round trip through L2 per
- * chunk. Here a descriptor has a third state (paper §4.1), and one warp reads 32 of them at once
+ * block. Here a descriptor has a third state (paper §4.1), and one warp reads 32 of them at once
  * (paper §4.4):
  *  - `TILE_INVALID`   nothing published yet;
  *  - `TILE_AGGREGATE` the tile's own sum is known: published as soon as the tile is scanned,
@@ -16,9 +16,10 @@
  * A waiting tile no longer needs its predecessor's prefix: the aggregates of the tiles before it,
  * back to the nearest `TILE_PREFIX`, add up to the same number. The chain is gone; what is left
  * of it is a walk back over descriptors that are, most of the time, already published.
- * Everything else is chapter 06's: one tile of 1024 elements per block in registers (chapter 03's
- * coarsened block scan), tile ids from an atomic counter, the descriptors and the counter in the
- * caller's scratch, cleared by one `cudaMemsetAsync` before each launch, the watchdog.
+ * Kept from chapter 06: tile ids from an atomic counter, the descriptors and the counter in the
+ * caller's scratch, cleared by one `cudaMemsetAsync` before each launch, and the watchdog. The
+ * tile is chapter 03's coarsened one: 1024 elements per block, read once into registers and kept
+ * there while warp 0 looks back.
  *
  * Build and run: `make chapter-7 && ./run` from the top folder, or `make && ./run` here.
  * Follows Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (2016),
@@ -214,10 +215,12 @@ __device__ void store_tile(int32_t *out, size_t n, size_t tile_first,
  * 64 bits, aligned, in one instruction: the state and the value arrive together, so a reader
  * never sees a flag without its value, and no fence is needed (nothing else is read on the
  * strength of the flag). Relaxed at GPU scope, this load and store_descriptor()'s store are
- * morally strong (PTX memory model), so the load returns one whole store's value and sees other
- * SMs' stores; on today's GPUs such a load is served by L2, where those stores land, not by this
- * SM's L1 (an implementation fact, not a PTX rule). `asm volatile` with a "memory" clobber keeps
- * the compiler from hoisting it out of a spin loop.
+ * morally strong (PTX ISA §8.7), so the load returns one whole store's value (§8.10.3). In the
+ * SASS for sm_90 it is `LDG.E.64.STRONG.GPU`, a load marked strong at GPU scope
+ * (docs/experiments/08_lookback_kernel_2026-12-02.sass, chapter 08's copy); that such a load is
+ * served by L2, where every SM's stores meet, and not by this SM's L1, is our reading of that
+ * mark, not a PTX rule. `asm volatile` with a "memory" clobber keeps the compiler from hoisting
+ * it out of a spin loop.
  * \param descriptor the descriptor
  * \return its 64 bits
  */
@@ -303,7 +306,7 @@ __device__ unsigned long long pack_descriptor(unsigned state, uint32_t value)
 __device__ void publish_aggregate(unsigned long long *descriptors, unsigned tile,
                                   uint32_t aggregate)
 {
-    /* [student part: publish-aggregate; explained in 07_decoupled_lookback/README.md, "Idea"] */
+    /* [student part: publish-aggregate; explained in 07_decoupled_lookback/README.md, "The idea"] */
     if (tile == 0)
         store_descriptor(&descriptors[0], pack_descriptor(TILE_PREFIX, aggregate));
     else
@@ -331,7 +334,7 @@ __device__ void publish_aggregate(unsigned long long *descriptors, unsigned tile
  */
 __device__ uint32_t look_back(unsigned long long *descriptors, unsigned tile, uint32_t aggregate)
 {
-    /* [student part: look-back; explained in 07_decoupled_lookback/README.md, "Idea"] */
+    /* [student part: look-back; explained in 07_decoupled_lookback/README.md, "The idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
     if (tile == 0)
         return 0;
@@ -390,7 +393,7 @@ __global__ void lookback_scan_kernel(const int32_t *in, int32_t *out, size_t n,
 {
     __shared__ unsigned tile_id;
     __shared__ uint32_t tile_exclusive_prefix;
-    /* [student part: tile-draw; explained in 07_decoupled_lookback/README.md, "Idea"] */
+    /* [student part: tile-draw; explained in 07_decoupled_lookback/README.md, "The idea"] */
     if (threadIdx.x == 0)
         tile_id = atomicAdd(next_tile, 1u);
     /* [end of student part: tile-draw] */
@@ -448,15 +451,19 @@ static double lookback_traffic(int variant, size_t n)
  * \param n          element count (0 launches nothing)
  * \param exclusive  1 for exclusive, 0 for inclusive
  * \param d_temp     lookback_temp_bytes(variant, n) bytes (contents do not matter: cleared here)
- * \param temp_bytes its size (at least lookback_temp_bytes(); only that much is cleared)
+ * \param temp_bytes its size: at least lookback_temp_bytes(); only that much is cleared. A
+ *                   smaller scratch, or more tiles than one grid may have (2^31 − 1), is a CUDA
+ *                   error (exit 3) before anything is launched.
  */
 static void lookback_scan(int variant, const int32_t *d_in, int32_t *d_out, size_t n,
                           int exclusive, void *d_temp, size_t temp_bytes)
 {
-    (void)temp_bytes;
     const size_t tiles = tile_count(n);
     if (tiles == 0)
         return;
+    if (tiles > 0x7fffffffu || temp_bytes < lookback_temp_bytes(variant, n))
+        cuda_fail(cudaErrorInvalidValue, "scratch too small, or too many tiles for one grid",
+                  __FILE__, __LINE__);
     unsigned long long *d_descriptors = (unsigned long long *)d_temp;
     unsigned *d_next_tile = (unsigned *)(d_descriptors + tiles);
     CUDA_CHECK(cudaMemsetAsync(d_temp, 0, lookback_temp_bytes(variant, n), 0));
@@ -479,7 +486,8 @@ static void describe_tiles(size_t n, char *line, size_t len)
              n, tile_count(n), TILE_ITEMS, per_sm, sms, per_sm * sms);
 }
 
-/** The default sweep: one tile, in L2, and beyond the 60 MB L2 of an H200. */
+/** The default sweep: one tile, in L2, and beyond the H200's L2 (`L2 60 MiB`, the first line of
+    `./run` says). */
 static const size_t DEFAULT_SIZES[] = {(size_t)1 << 10, (size_t)1 << 16, (size_t)1 << 20,
                                        (size_t)1 << 24, (size_t)1 << 26, (size_t)1 << 28};
 

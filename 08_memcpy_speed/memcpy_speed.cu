@@ -77,7 +77,7 @@
 #endif
 
 /** How far ahead, in tiles, each block asks L2 to fetch input (prefetch_tile_l2()): 256 tiles
-    are 4 MB, a fraction of the H200's 60 MB L2. */
+    are 4 MiB, a fraction of the H200's L2 (`L2 60 MiB`, the first line of `./run` says). */
 #define PREFETCH_TILES 256
 
 /** Descriptor state: nothing published yet. */
@@ -144,10 +144,12 @@ __device__ uint32_t warp_inclusive_scan(uint32_t x)
  * 64 bits, aligned, in one instruction: the state and the value arrive together, so a reader
  * never sees a flag without its value, and no fence is needed (nothing else is read on the
  * strength of the flag). Relaxed at GPU scope, this load and store_descriptor()'s store are
- * morally strong (PTX memory model), so the load returns one whole store's value and sees other
- * SMs' stores; on today's GPUs such a load is served by L2, where those stores land, not by this
- * SM's L1 (an implementation fact, not a PTX rule). `asm volatile` with a "memory" clobber keeps
- * the compiler from hoisting it out of a spin loop.
+ * morally strong (PTX ISA §8.7), so the load returns one whole store's value (§8.10.3). In the
+ * SASS for sm_90 it is `LDG.E.64.STRONG.GPU`, a load marked strong at GPU scope
+ * (docs/experiments/08_lookback_kernel_2026-12-02.sass, chapter 08's copy); that such a load is
+ * served by L2, where every SM's stores meet, and not by this SM's L1, is our reading of that
+ * mark, not a PTX rule. `asm volatile` with a "memory" clobber keeps the compiler from hoisting
+ * it out of a spin loop.
  * \param descriptor the descriptor
  * \return its 64 bits
  */
@@ -233,7 +235,7 @@ __device__ unsigned long long pack_descriptor(unsigned state, uint32_t value)
 __device__ void publish_aggregate(unsigned long long *descriptors, unsigned tile,
                                   uint32_t aggregate)
 {
-    /* [student part: publish-aggregate; explained in 07_decoupled_lookback/README.md, "Idea"] */
+    /* [student part: publish-aggregate; explained in 07_decoupled_lookback/README.md, "The idea"] */
     if (tile == 0)
         store_descriptor(&descriptors[0], pack_descriptor(TILE_PREFIX, aggregate));
     else
@@ -261,7 +263,7 @@ __device__ void publish_aggregate(unsigned long long *descriptors, unsigned tile
  */
 __device__ uint32_t look_back(unsigned long long *descriptors, unsigned tile, uint32_t aggregate)
 {
-    /* [student part: look-back; explained in 07_decoupled_lookback/README.md, "Idea"] */
+    /* [student part: look-back; explained in 07_decoupled_lookback/README.md, "The idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
     if (tile == 0)
         return 0;
@@ -782,7 +784,8 @@ static const scan_mode MODES[] = {
      .run = two_streams_mode},
 };
 
-/** The default sweep: one tile, in L2, and beyond the 60 MB L2 of an H200. */
+/** The default sweep: one tile, in L2, and beyond the H200's L2 (`L2 60 MiB`, the first line of
+    `./run` says). */
 static const size_t DEFAULT_SIZES[] = {(size_t)1 << 10, (size_t)1 << 16, (size_t)1 << 20,
                                        (size_t)1 << 24, (size_t)1 << 26, (size_t)1 << 28};
 
