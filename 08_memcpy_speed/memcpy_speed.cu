@@ -144,10 +144,10 @@ __device__ uint32_t warp_inclusive_scan(uint32_t x)
  * 64 bits, aligned, in one instruction: the state and the value arrive together, so a reader
  * never sees a flag without its value, and no fence is needed (nothing else is read on the
  * strength of the flag). Relaxed at GPU scope, this load and store_descriptor()'s store are
- * morally strong (PTX memory model), so the load returns one whole store's value and sees other
- * SMs' stores; on today's GPUs such a load is served by L2, where those stores land, not by this
- * SM's L1 (an implementation fact, not a PTX rule). `asm volatile` with a "memory" clobber keeps
- * the compiler from hoisting it out of a spin loop.
+ * morally strong (PTX ISA §8.7), so the load returns the whole of one store's value, never half
+ * of two (§8.10.3). Which cache serves it is the hardware's business, not the model's: ptxas
+ * makes it `LDG.E.64.STRONG.GPU` for sm_90 (docs/experiments/08_exclusive_sass_2026-12-02.md).
+ * `asm volatile` with a "memory" clobber keeps the compiler from hoisting it out of a spin loop.
  * \param descriptor the descriptor
  * \return its 64 bits
  */
