@@ -5,11 +5,12 @@
 # 1. builds everything for this GPU (make all, SMS from nvidia-smi) and keeps ptxas's registers
 #    and shared memory of chapter 06's kernels (ptxas.txt);
 # 2. times, on an otherwise idle GPU:
-#    - the default sweeps of chapters 06, 04 and 05 (run_06.txt, run_04.txt, run_05.txt: the
-#      notes' "Run it" blocks, copied whole);
-#    - chapter 06 at 2^24, 2^26 and 2^30 and chapters 04, 05 and 07 at 2^30, --reps 11, as CSV
-#      (csv_*.txt): the latency bound against the chunk size, and the replication of the paper's
-#      Fig. 11 (chapter 07 against 06, 05, 04 at 2^30);
+#    - the default sweeps of chapters 06, 04 and 05 (run_06.txt, run_04.txt, run_05.txt; 04's and
+#      05's are their notes' "Run it" blocks, copied whole), and chapter 06 at 2^28 alone
+#      (run_06_n28.txt, its notes' "Run it" block);
+#    - chapter 06 at 2^24, 2^26 and 2^30 and chapters 04, 05, 07 and 08 at 2^30, --reps 11, as
+#      CSV (csv_*.txt): the latency bound against the chunk size, and the replication of the
+#      paper's Fig. 11 (chapter 07, and 08, against 06, 05, 04 at 2^30);
 # 3. then checks, side by side: chapter 06's --self-test, --stress 300 of three of its variants,
 #    and the plants of chapter 06 and lookback_ldg_07 (tests/plant_bugs.sh);
 # 4. prints a summary last: per variant of chapter 06 and size, µs, links (chunks), µs per link
@@ -35,14 +36,17 @@ echo "build: $(( $(date +%s) - start )) s"
 
 # 2. the timings, one program at a time
 06_chained_scan/run >"$OUT/run_06.txt" 2>&1 || echo "06 sweep: exit $?"
+06_chained_scan/run -n 2^28 >"$OUT/run_06_n28.txt" 2>&1 || echo "06 at 2^28: exit $?"
 04_scan_then_fan/run >"$OUT/run_04.txt" 2>&1 || echo "04 sweep: exit $?"
 05_reduce_then_scan/run >"$OUT/run_05.txt" 2>&1 || echo "05 sweep: exit $?"
 for k in 24 26 30; do
   06_chained_scan/run --csv -n "2^$k" --reps 11 >"$OUT/csv_06_$k.txt" 2>"$OUT/csv_06_$k.err" ||
     echo "06 at 2^$k: exit $?: $(tail -n 3 "$OUT/csv_06_$k.err")"
 done
-for c in 04_scan_then_fan 05_reduce_then_scan 07_decoupled_lookback; do
-  "$c/run" --csv -n 2^30 --reps 11 >"$OUT/csv_${c%%_*}_30.txt" 2>"$OUT/csv_${c%%_*}_30.err" ||
+for c in 04_scan_then_fan 05_reduce_then_scan 07_decoupled_lookback 08_memcpy_speed; do
+  "$c/run" --csv -n 2^30 --reps 11 --variant "$(case $c in 04*) echo scan-then-fan ;;
+    05*) echo reduce-then-scan ;; *) echo decoupled-lookback ;; esac)" \
+    >"$OUT/csv_${c%%_*}_30.txt" 2>"$OUT/csv_${c%%_*}_30.err" ||
     echo "$c at 2^30: exit $?: $(tail -n 3 "$OUT/csv_${c%%_*}_30.err")"
 done
 echo "timings: $(( $(date +%s) - start )) s"
@@ -78,19 +82,20 @@ for f in "$OUT"/csv_*.txt; do
              copy, $c["pct_memcpy"], $c["noise"] }' "$f"
 done
 echo
-echo "== Fig. 11 at 2^30: each time over chapter 07's (above 1: 07 is faster) =="
+echo "== Fig. 11 at 2^30: each time over chapter 07's and over chapter 08's (above 1: 07, 08 faster) =="
 awk -F, '
   FNR == 1 { header = 0; prog = FILENAME; sub(/.*csv_/, "", prog); sub(/_30\.txt$/, "", prog) }
   /^#/ || NF < 3 { next }
   !header { delete c; for (i = 1; i <= NF; ++i) c[$i] = i; header = 1; next }
   $c["variant"] != "memcpy" { t[prog " " $c["variant"]] = $c["time_us"]; order[++m] = prog " " $c["variant"] }
   END {
-    for (k in t) if (k ~ /^07 /) t07 = t[k]
+    for (k in t) { if (k ~ /^07 /) t07 = t[k]; if (k ~ /^08 /) t08 = t[k] }
     for (i = 1; i <= m; ++i) {
-      ratio = (t07 > 0) ? sprintf("%.2f", t[order[i]] / t07) : "?"
-      printf "%-26s %12s us   / 07: %s\n", order[i], t[order[i]], ratio
+      r7 = (t07 > 0) ? sprintf("%.2f", t[order[i]] / t07) : "?"
+      r8 = (t08 > 0) ? sprintf("%.2f", t[order[i]] / t08) : "?"
+      printf "%-26s %12s us   / 07: %6s   / 08: %6s\n", order[i], t[order[i]], r7, r8
     }
-  }' "$OUT"/csv_0[4567]_30.txt
+  }' "$OUT"/csv_0[45678]_30.txt
 echo
 echo "== checks =="
 status=0
