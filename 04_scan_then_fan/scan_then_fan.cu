@@ -250,7 +250,7 @@ __global__ void scan_tiles_kernel(const int32_t *in, int32_t *out, size_t n, int
  */
 __global__ void add_carries_kernel(int32_t *out, size_t n, const int32_t *tile_carry)
 {
-    /* [student part: carry-kernel; explained in 04_scan_then_fan/README.md, "Walkthrough"] */
+    /* [student part: carry-kernel; explained in 04_scan_then_fan/README.md, "The code"] */
     const size_t tile = (size_t)blockIdx.x + 1;
     const size_t first = tile * TILE_ITEMS + (size_t)threadIdx.x * 4;
     const uint32_t carry = (uint32_t)tile_carry[tile]; /* one word, broadcast to the block */
@@ -333,7 +333,7 @@ static double scan_then_fan_traffic(int variant, size_t n)
 static void scan_then_fan(const int32_t *d_in, int32_t *d_out, size_t n, int exclusive,
                           int32_t *d_scratch)
 {
-    /* [student part: recursion; explained in 04_scan_then_fan/README.md, "Idea"] */
+    /* [student part: recursion; explained in 04_scan_then_fan/README.md, "The idea"] */
     const size_t tiles = tile_count(n);
     if (tiles == 0)
         return;

@@ -330,7 +330,7 @@ __device__ void watchdog(unsigned *spins, unsigned long long *since, unsigned lo
 __device__ uint32_t wait_and_publish(unsigned long long *descriptors, unsigned long long chunk,
                                      uint32_t aggregate)
 {
-    /* [student part: wait-and-publish; explained in 06_chained_scan/README.md, "Idea"] */
+    /* [student part: wait-and-publish; explained in 06_chained_scan/README.md, "The idea"] */
     uint32_t exclusive = 0;
     if (chunk > 0) {
         unsigned long long word;
@@ -511,10 +511,8 @@ __global__ void reread_scan_kernel(const int32_t *in, int32_t *out, size_t n,
 static size_t g_max_held_tiles;
 /** The table's chunk column: elements per chunk of each variant, written by chunk_tiles(). */
 static char g_chunk_text[VARIANT_COUNT][24];
-/** The cells of the chunk column (gpu_chapter::extra). */
-static const char *const CHUNK_COLUMN[VARIANT_COUNT] = {g_chunk_text[0], g_chunk_text[1],
-                                                        g_chunk_text[2], g_chunk_text[3],
-                                                        g_chunk_text[4]};
+/** The cells of the chunk column (gpu_chapter::extra), pointing into g_chunk_text. */
+static const char *g_chunk_column[VARIANT_COUNT];
 
 /**
  * \brief Tiles per chunk of a variant on this GPU: CHUNK_TILES, but a held chunk no larger than
@@ -534,8 +532,10 @@ static size_t chunk_tiles(int variant)
         CUDA_CHECK(cudaFuncSetAttribute(chained_scan_kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)(g_max_held_tiles * TILE_BYTES)));
-        for (int v = 0; v < VARIANT_COUNT; ++v)
+        for (int v = 0; v < VARIANT_COUNT; ++v) {
             snprintf(g_chunk_text[v], sizeof g_chunk_text[v], "%zu", chunk_tiles(v) * TILE_ITEMS);
+            g_chunk_column[v] = g_chunk_text[v];
+        }
     }
     if (variant == VARIANT_REREAD_256)
         return CHUNK_TILES[variant];
@@ -550,10 +550,14 @@ static size_t chunk_count(int variant, size_t n)
     return (n + chunk_items - 1) / chunk_items;
 }
 
-/** The ::gpu_temp_fn: one descriptor per chunk, and the counter. */
+/**
+ * \brief The ::gpu_temp_fn: one descriptor per chunk, and the counter. The driver asks it before
+ *        it prints any row, so it also fills the chunk column (through chunk_tiles()), n = 0 too.
+ */
 static size_t chained_temp_bytes(int variant, size_t n)
 {
-    return n ? (chunk_count(variant, n) + 1) * sizeof(unsigned long long) : 0;
+    const size_t chunks = chunk_count(variant, n);
+    return n ? (chunks + 1) * sizeof(unsigned long long) : 0;
 }
 
 /**
@@ -655,7 +659,7 @@ int main(int argc, char **argv)
         .tile = TILE_ITEMS,
         .repeats = 3,
         .extra_title = "chunk",
-        .extra = CHUNK_COLUMN,
+        .extra = g_chunk_column,
         .notes = NOTES,
         .temp_bytes = chained_temp_bytes,
         .traffic = chained_traffic,
