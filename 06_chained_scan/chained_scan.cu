@@ -353,8 +353,8 @@ __device__ uint32_t wait_and_publish(unsigned long long *descriptors, unsigned l
  *        unstash_tile() to give back after the wait.
  *
  * Each thread reads back only what it wrote, so no barrier is needed between the two. The two
- * 16-byte vectors of a thread lie COARSE_THREADS vectors apart: the 32 threads of a warp store
- * 512 contiguous bytes per instruction, and no two of them share a bank in the same phase.
+ * 16-byte vectors of a thread lie COARSE_THREADS vectors apart, so that consecutive threads store
+ * consecutive vectors: 512 contiguous bytes per warp instruction.
  * \param held the chunk in shared memory: TILE_ITEMS elements per tile
  * \param tile the tile's number within the chunk
  * \param item the thread's elements, as load_tile() gives them
