@@ -12,8 +12,8 @@
  *     now the sum of every tile before tile t, the tile's *carry*;
  *  3. `add_carries_kernel`  adds its carry to every element of every tile but the first (the fan).
  * Steps 1 and 3 each read and write all n elements: about 4n element moves, twice the 2n of a
- * copy, so this design can reach at most half of `cudaMemcpy`. Chapter 05 cuts the traffic to 3n,
- * chapter 06 keeps about 3n in one kernel, chapter 07 reaches 2n.
+ * copy, so this design can reach at most half of `cudaMemcpy`. Chapter 05 cuts the traffic to 3n
+ * in three kernels; the single-pass chapters (06-08) reach 2n in one.
  *
  * Build and run: `make chapter-4 && ./run` from the top folder, or `make && ./run` here.
  * The scan-then-fan structure is the classic recursive GPU scan (Sengupta et al. 2007; the scan
@@ -235,9 +235,8 @@ __global__ void scan_tiles_kernel(const int32_t *in, int32_t *out, size_t n, int
  * store_tile(), whose thread owns 8 consecutive elements (two 16-byte vectors 16 bytes apart,
  * so that one warp instruction touches every other 16 bytes of 1 KiB). Each of FAN_THREADS
  * threads takes one 16-byte vector, and each warp instruction covers 512 contiguous bytes:
- * every 32-byte sector is read and written whole by one instruction. For this read-modify-write
- * in place that layout made the whole scan about 12 % faster than chapter 03's: 49.7-49.9 %
- * of memcpy against 44.3 % at 2^28, in runs not kept (the notes, and their log).
+ * every 32-byte sector is read and written whole by one instruction (the notes' exercise 2
+ * measures what that buys against chapter 03's layout).
  *
  * The element index is a `size_t`. The version this chapter started from computed it as
  * `int32_t index = part_i * blockDim.x + threadIdx.x` with a `size_t part_i`: the product is
@@ -251,7 +250,7 @@ __global__ void scan_tiles_kernel(const int32_t *in, int32_t *out, size_t n, int
  */
 __global__ void add_carries_kernel(int32_t *out, size_t n, const int32_t *tile_carry)
 {
-    /* [student part: carry-kernel; explained in 04_scan_then_fan/README.md, "Walkthrough"] */
+    /* [student part: carry-kernel; explained in 04_scan_then_fan/README.md, "The code"] */
     const size_t tile = (size_t)blockIdx.x + 1;
     const size_t first = tile * TILE_ITEMS + (size_t)threadIdx.x * 4;
     const uint32_t carry = (uint32_t)tile_carry[tile]; /* one word, broadcast to the block */
@@ -334,7 +333,7 @@ static double scan_then_fan_traffic(int variant, size_t n)
 static void scan_then_fan(const int32_t *d_in, int32_t *d_out, size_t n, int exclusive,
                           int32_t *d_scratch)
 {
-    /* [student part: recursion; explained in 04_scan_then_fan/README.md, "Idea"] */
+    /* [student part: recursion; explained in 04_scan_then_fan/README.md, "The idea"] */
     const size_t tiles = tile_count(n);
     if (tiles == 0)
         return;

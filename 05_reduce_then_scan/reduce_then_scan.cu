@@ -267,7 +267,7 @@ __global__ void scan_chunks_kernel(const int32_t *in, int32_t *out, size_t n,
                                    size_t tiles_per_block, const int32_t *block_prefix,
                                    int exclusive)
 {
-    /* [student part: seeded-scan; explained in 05_reduce_then_scan/README.md, "Idea"] */
+    /* [student part: seeded-scan; explained in 05_reduce_then_scan/README.md, "The idea"] */
     const size_t chunk_first = (size_t)blockIdx.x * tiles_per_block * TILE_ITEMS;
     const size_t chunk_end = chunk_first + tiles_per_block * TILE_ITEMS;
     uint32_t carry = block_prefix ? (uint32_t)block_prefix[blockIdx.x] : 0;

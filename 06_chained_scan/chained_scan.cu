@@ -1,25 +1,31 @@
 /**
  * \file chained_scan.cu
- * \brief Chapter 06: the chained scan, one kernel: each block reduces its chunk, waits for the
- *        block before it to publish its inclusive prefix, publishes its own, and scans its chunk.
+ * \brief Chapter 06: the chained scan, one kernel: each block reads its chunk once into shared
+ *        memory and reduces it, waits for the block before it to publish its inclusive prefix,
+ *        publishes its own, then scans the chunk it holds and writes it.
  *
- * What is new since chapter 05: the aggregates no longer go through a second kernel. Block b
- * hands its prefix to block b+1 directly, through a *descriptor* in global memory: one 64-bit
- * word holding a state (`TILE_INVALID` until published, then `TILE_PREFIX`) and the inclusive
- * prefix itself. Three things make that safe:
+ * What is new since chapter 05: the aggregates no longer go through a second kernel, and the data
+ * is read once, not twice. Block b hands its prefix to block b+1 directly, through a *descriptor*
+ * in global memory: one 64-bit word holding a state (`TILE_INVALID` until published, then
+ * `TILE_PREFIX`) and the inclusive prefix itself. While it waits, the block keeps its chunk on
+ * chip, so every element is read once and written once: 2n, the traffic of a copy (paper §3).
+ * Three things make the hand-over safe:
  *  - block order: a block takes its chunk number from an atomic counter, not from blockIdx.x.
  *    CUDA does not promise to start blocks in blockIdx order; a block that spins waiting for a
  *    chunk whose block has not started can keep that block from ever starting (it holds the SM
  *    slot). Numbers drawn in order always belong to blocks that are already running.
  *  - memory order: state and value are one aligned 64-bit word, stored and loaded with one
  *    relaxed GPU-scope instruction each: morally strong accesses of the same 8 bytes, so
- *    single-copy atomic (PTX memory model), and a reader sees both or neither. No fence is
- *    needed.
+ *    single-copy atomic (PTX ISA §8.7, §8.10.3), and a reader sees both or neither. Nothing else
+ *    is read on the strength of the state, so no fence is needed.
  *  - a watchdog: a block that waits more than 5 s stops the kernel with a message (exit 3)
  *    instead of hanging the GPU.
  * The price is the chain itself: block b+1 cannot publish before block b has, so the prefixes
- * cross the grid one global-memory round trip per chunk. The variants show that latency bound
- * against the chunk size; chapter 07 breaks the chain.
+ * cross the grid one round trip through global memory per chunk, and a chunk can be no larger
+ * than one block's shared memory. The `held-` variants measure that latency bound against the
+ * chunk size, up to the largest chunk this GPU's shared memory holds; `reread-256tiles` shows
+ * the trade that escapes it: chunks larger than shared memory holds, each read twice (3n).
+ * Chapter 07 breaks the chain.
  *
  * Build and run: `make chapter-6 && ./run` from the top folder, or `make && ./run` here.
  * Follows Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (2016),
@@ -44,6 +50,10 @@
 #define ITEMS_PER_THREAD (TILE_ITEMS / COARSE_THREADS)
 /** Warps per block. */
 #define COARSE_WARPS (COARSE_THREADS / WARP_THREADS)
+/** Bytes of one tile in shared memory. */
+#define TILE_BYTES (TILE_ITEMS * sizeof(int32_t))
+/** 16-byte vectors per thread and tile (two). */
+#define VECTORS_PER_THREAD (ITEMS_PER_THREAD / 4)
 
 /** Descriptor state: nothing published yet (the launcher clears every descriptor to 0). */
 #define TILE_INVALID 0u
@@ -55,16 +65,24 @@
 /** Spins between two looks at the clock. */
 #define WATCHDOG_SPINS 256u
 
-/** The variants: the same kernel with chunks of 1, 16 and 256 tiles. */
-enum { VARIANT_CHUNK_1, VARIANT_CHUNK_16, VARIANT_CHUNK_256, VARIANT_COUNT };
+/**
+ * The variants: the chained scan with chunks of 1, 4 and 16 tiles and the largest chunk the
+ * GPU's shared memory holds, each read once (2n); and chunks of 256 tiles, read twice (3n).
+ */
+enum {
+    VARIANT_HELD_1,
+    VARIANT_HELD_4,
+    VARIANT_HELD_16,
+    VARIANT_HELD_MAX,
+    VARIANT_REREAD_256,
+    VARIANT_COUNT
+};
 
 /** Names for `--variant`. */
-static const char *const VARIANT_NAMES[VARIANT_COUNT] = {"chained-1tile", "chained-16tiles",
-                                                         "chained-256tiles"};
-/** Tiles per chunk of each variant. */
-static const size_t CHUNK_TILES[VARIANT_COUNT] = {1, 16, 256};
-/** The table's chunk column. */
-static const char *const CHUNK_COLUMN[VARIANT_COUNT] = {"1024", "16384", "262144"};
+static const char *const VARIANT_NAMES[VARIANT_COUNT] = {
+    "held-1tile", "held-4tiles", "held-16tiles", "held-max", "reread-256tiles"};
+/** Tiles per chunk of each variant; 0: as many as one block's shared memory holds. */
+static const size_t CHUNK_TILES[VARIANT_COUNT] = {1, 4, 16, 0, 256};
 
 /* ------------------------------------------------------------------------------------------ */
 /* Carried over unchanged from chapter 02 (02_warp_shfl/warp_shfl.cu, via chapters 03-05)       */
@@ -238,7 +256,7 @@ __device__ uint32_t block_reduce(uint32_t x)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* The lesson: descriptors, a spin with a watchdog, the chain                                   */
+/* The lesson: descriptors, a spin with a watchdog, the chain, the chunk held on chip           */
 /* ------------------------------------------------------------------------------------------ */
 
 /**
@@ -247,12 +265,10 @@ __device__ uint32_t block_reduce(uint32_t x)
  * 64 bits, aligned, in one instruction: the state and the value arrive together, so a reader
  * never sees a flag without its value, and no fence is needed (nothing else is read on the
  * strength of the flag). Relaxed at GPU scope, this load and store_descriptor()'s store are
- * morally strong (PTX ISA §8.7), so the load returns one whole store's value (§8.10.3). In the
- * SASS for sm_90 it is `LDG.E.64.STRONG.GPU`, a load marked strong at GPU scope
- * (docs/experiments/08_lookback_kernel_2026-12-02.sass, chapter 08's copy); that such a load is
- * served by L2, where every SM's stores meet, and not by this SM's L1, is our reading of that
- * mark, not a PTX rule. `asm volatile` with a "memory" clobber keeps the compiler from hoisting
- * it out of a spin loop.
+ * morally strong (PTX ISA §8.7), so the load returns the whole of one store's value, never half
+ * of two (§8.10.3). Which cache serves it is the hardware's business, not the model's: ptxas
+ * makes it `LDG.E.64.STRONG.GPU` for sm_90 (docs/experiments/08_exclusive_sass_2026-12-02.md).
+ * `asm volatile` with a "memory" clobber keeps the compiler from hoisting it out of a spin loop.
  * \param descriptor the descriptor
  * \return its 64 bits
  */
@@ -314,7 +330,7 @@ __device__ void watchdog(unsigned *spins, unsigned long long *since, unsigned lo
 __device__ uint32_t wait_and_publish(unsigned long long *descriptors, unsigned long long chunk,
                                      uint32_t aggregate)
 {
-    /* [student part: wait-and-publish; explained in 06_chained_scan/README.md, "Idea"] */
+    /* [student part: wait-and-publish; explained in 06_chained_scan/README.md, "The idea"] */
     uint32_t exclusive = 0;
     if (chunk > 0) {
         unsigned long long word;
@@ -333,11 +349,111 @@ __device__ uint32_t wait_and_publish(unsigned long long *descriptors, unsigned l
 }
 
 /**
- * \brief The chained scan: draw a chunk number, reduce the chunk, wait for the predecessor's
- *        prefix and publish this one, scan the chunk seeded with it.
+ * \brief Keep this thread's elements of tile `tile` of the chunk in shared memory, for
+ *        unstash_tile() to give back after the wait.
  *
- * The chunk is read twice, as in chapter 05; the second read can be served by L2 (or, for a
- * one-tile chunk read moments before, by L1), which the traffic model does not count.
+ * Each thread reads back only what it wrote, so no barrier is needed between the two. The two
+ * 16-byte vectors of a thread lie COARSE_THREADS vectors apart, so that consecutive threads store
+ * consecutive vectors: 512 contiguous bytes per warp instruction.
+ * \param held the chunk in shared memory: TILE_ITEMS elements per tile
+ * \param tile the tile's number within the chunk
+ * \param item the thread's elements, as load_tile() gives them
+ */
+__device__ void stash_tile(uint4 *held, size_t tile, const uint32_t item[ITEMS_PER_THREAD])
+{
+    for (int v = 0; v < VECTORS_PER_THREAD; ++v)
+        held[(tile * VECTORS_PER_THREAD + v) * COARSE_THREADS + threadIdx.x] =
+            make_uint4(item[4 * v], item[4 * v + 1], item[4 * v + 2], item[4 * v + 3]);
+}
+
+/**
+ * \brief Give back this thread's elements of tile `tile`, as stash_tile() kept them.
+ * \param held the chunk in shared memory
+ * \param tile the tile's number within the chunk
+ * \param item receives the thread's elements
+ */
+__device__ void unstash_tile(const uint4 *held, size_t tile, uint32_t item[ITEMS_PER_THREAD])
+{
+    for (int v = 0; v < VECTORS_PER_THREAD; ++v) {
+        const uint4 q = held[(tile * VECTORS_PER_THREAD + v) * COARSE_THREADS + threadIdx.x];
+        item[4 * v] = q.x;
+        item[4 * v + 1] = q.y;
+        item[4 * v + 2] = q.z;
+        item[4 * v + 3] = q.w;
+    }
+}
+
+/**
+ * \brief The chained scan (paper §3, Fig 4): draw a chunk number; read the chunk into shared
+ *        memory and reduce it; wait for the predecessor's inclusive prefix and publish this one;
+ *        scan the chunk held on chip, seeded with that prefix, and write it.
+ *
+ * Each element is read once and written once (2n). The chunk is at most what one block's shared
+ * memory holds, so the chain has at least n / (that many elements) links, one round trip through
+ * global memory each.
+ * \param in              input, n elements, 16-byte aligned
+ * \param out             output, n elements, 16-byte aligned (may be `in`: a block reads all of
+ *                        its chunk before it writes any of it, and writes only its own)
+ * \param n               element count
+ * \param tiles_per_chunk tiles in every chunk (the last may have fewer); the launch gives the
+ *                        block tiles_per_chunk × TILE_BYTES bytes of dynamic shared memory
+ * \param descriptors     one word per chunk, all TILE_INVALID (0) at launch
+ * \param next_chunk      the chunk counter, 0 at launch
+ * \param exclusive       1 for exclusive, 0 for inclusive
+ * \pre blockDim.x == COARSE_THREADS; gridDim.x == number of chunks.
+ * \warning Drawing the chunk from blockIdx.x instead of `next_chunk` can deadlock (see the notes).
+ */
+__global__ void chained_scan_kernel(const int32_t *in, int32_t *out, size_t n,
+                                    size_t tiles_per_chunk, unsigned long long *descriptors,
+                                    unsigned *next_chunk, int exclusive)
+{
+    extern __shared__ uint4 held[]; /* the chunk, on chip while the block waits */
+    __shared__ unsigned chunk_id;
+    __shared__ uint32_t chunk_prefix;
+    if (threadIdx.x == 0)
+        chunk_id = atomicAdd(next_chunk, 1u);
+    __syncthreads(); /* chunk_id is written */
+    const size_t chunk_first = (size_t)chunk_id * tiles_per_chunk * TILE_ITEMS;
+    const size_t tiles_left = (n - chunk_first + TILE_ITEMS - 1) / TILE_ITEMS;
+    const size_t tiles = tiles_left < tiles_per_chunk ? tiles_left : tiles_per_chunk;
+
+    /* 1. read the chunk once, keep it, and reduce it (unrolled by four: four tiles' loads can be
+          in flight at once) */
+    uint32_t sum = 0;
+#pragma unroll 4
+    for (size_t t = 0; t < tiles; ++t) {
+        uint32_t item[ITEMS_PER_THREAD];
+        load_tile(in, n, chunk_first + t * TILE_ITEMS, item);
+        for (int k = 0; k < ITEMS_PER_THREAD; ++k)
+            sum += item[k];
+        stash_tile(held, t, item);
+    }
+    const uint32_t aggregate = block_reduce(sum);
+
+    /* 2. the chain: the one serial step */
+    if (threadIdx.x == 0)
+        chunk_prefix = wait_and_publish(descriptors, chunk_id, aggregate);
+    __syncthreads(); /* chunk_prefix is written; block_reduce()'s totals are read */
+
+    /* 3. scan the chunk held on chip, tile by tile, and write it */
+    uint32_t carry = chunk_prefix;
+    for (size_t t = 0; t < tiles; ++t) {
+        uint32_t item[ITEMS_PER_THREAD], tile_aggregate;
+        unstash_tile(held, t, item);
+        const uint32_t prefix = block_scan_tile(item, &tile_aggregate);
+        store_tile(out, n, chunk_first + t * TILE_ITEMS, item, carry + prefix, exclusive);
+        carry += tile_aggregate;
+        __syncthreads(); /* block_scan_tile()'s shared totals are rewritten by the next tile */
+    }
+}
+
+/**
+ * \brief The trade (variant `reread-256tiles`): the chained scan with a chunk larger than shared
+ *        memory holds, so it reads the chunk twice: to reduce it before the wait, and again to
+ *        scan it after (3n, as chapter 05). Fewer, larger chunks make a shorter chain.
+ *
+ * The traffic model counts both reads from DRAM; a cache may serve part of the second one (not
+ * measured).
  * \param in              input, n elements, 16-byte aligned
  * \param out             output, n elements, 16-byte aligned (may be `in`: a block reads each
  *                        element before writing it, and only its own)
@@ -349,9 +465,9 @@ __device__ uint32_t wait_and_publish(unsigned long long *descriptors, unsigned l
  * \pre blockDim.x == COARSE_THREADS; gridDim.x == number of chunks.
  * \warning Drawing the chunk from blockIdx.x instead of `next_chunk` can deadlock (see the notes).
  */
-__global__ void chained_scan_kernel(const int32_t *in, int32_t *out, size_t n,
-                                    size_t tiles_per_chunk, unsigned long long *descriptors,
-                                    unsigned *next_chunk, int exclusive)
+__global__ void reread_scan_kernel(const int32_t *in, int32_t *out, size_t n,
+                                   size_t tiles_per_chunk, unsigned long long *descriptors,
+                                   unsigned *next_chunk, int exclusive)
 {
     __shared__ unsigned chunk_id;
     __shared__ uint32_t chunk_prefix;
@@ -386,68 +502,130 @@ __global__ void chained_scan_kernel(const int32_t *in, int32_t *out, size_t n,
     }
 }
 
+
 /* ------------------------------------------------------------------------------------------ */
 /* Host launcher                                                                                */
 /* ------------------------------------------------------------------------------------------ */
 
-/** Chunks of n elements for a variant. */
+/** The largest chunk, in tiles, one block's shared memory holds on this GPU (0: not asked yet). */
+static size_t g_max_held_tiles;
+/** The table's chunk column: elements per chunk of each variant, written by chunk_tiles(). */
+static char g_chunk_text[VARIANT_COUNT][24];
+/** The cells of the chunk column (gpu_chapter::extra), pointing into g_chunk_text. */
+static const char *g_chunk_column[VARIANT_COUNT];
+
+/**
+ * \brief Tiles per chunk of a variant on this GPU: CHUNK_TILES, but a held chunk no larger than
+ *        the shared memory one block may have (the opt-in limit, less the kernel's own static
+ *        shared memory). Asked once; the first call also raises the kernel's dynamic shared
+ *        memory limit to that size (above 48 KB it must be asked for) and fills the chunk column.
+ */
+static size_t chunk_tiles(int variant)
+{
+    if (g_max_held_tiles == 0) {
+        int device, optin;
+        cudaFuncAttributes kernel;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        CUDA_CHECK(cudaFuncGetAttributes(&kernel, chained_scan_kernel));
+        g_max_held_tiles = ((size_t)optin - kernel.sharedSizeBytes) / TILE_BYTES;
+        CUDA_CHECK(cudaFuncSetAttribute(chained_scan_kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)(g_max_held_tiles * TILE_BYTES)));
+        for (int v = 0; v < VARIANT_COUNT; ++v) {
+            snprintf(g_chunk_text[v], sizeof g_chunk_text[v], "%zu", chunk_tiles(v) * TILE_ITEMS);
+            g_chunk_column[v] = g_chunk_text[v];
+        }
+    }
+    if (variant == VARIANT_REREAD_256)
+        return CHUNK_TILES[variant];
+    const size_t wanted = CHUNK_TILES[variant];
+    return wanted != 0 && wanted < g_max_held_tiles ? wanted : g_max_held_tiles;
+}
+
+/** Chunks of n elements for a variant: the links of its chain. */
 static size_t chunk_count(int variant, size_t n)
 {
-    const size_t chunk_items = CHUNK_TILES[variant] * TILE_ITEMS;
+    const size_t chunk_items = chunk_tiles(variant) * TILE_ITEMS;
     return (n + chunk_items - 1) / chunk_items;
 }
 
-/** The ::gpu_temp_fn: one descriptor per chunk, and the counter. */
+/**
+ * \brief The ::gpu_temp_fn: one descriptor per chunk, and the counter. The driver asks it before
+ *        it prints any row, so it also fills the chunk column (through chunk_tiles()), n = 0 too.
+ */
 static size_t chained_temp_bytes(int variant, size_t n)
 {
-    return n ? (chunk_count(variant, n) + 1) * sizeof(unsigned long long) : 0;
+    const size_t chunks = chunk_count(variant, n);
+    return n ? (chunks + 1) * sizeof(unsigned long long) : 0;
 }
 
 /**
- * \brief The ::gpu_traffic_fn: the chunk is read twice and written once (3n), plus a
- *        descriptor written and read per chunk. Caches may serve part of the second read, so
- *        the real DRAM traffic can be nearer 2n.
+ * \brief The ::gpu_traffic_fn: each element read once and written once (2n), or read twice by
+ *        `reread-256tiles` (3n), plus a descriptor written and read per chunk (16 bytes, the
+ *        size of 4 elements).
  */
 static double chained_traffic(int variant, size_t n)
 {
-    return 3.0 * (double)n + 4.0 * (double)chunk_count(variant, n);
+    const double reads = variant == VARIANT_REREAD_256 ? 2.0 : 1.0;
+    return (reads + 1.0) * (double)n + 4.0 * (double)chunk_count(variant, n);
 }
 
 /**
  * \brief The chapter's ::gpu_scan_fn: clear the descriptors and the counter, launch one block
  *        per chunk. Asynchronous, on the default stream.
- * \param variant   VARIANT_CHUNK_1, _16 or _256: tiles per chunk
+ * \param variant   a `held-` variant (chained_scan_kernel), or VARIANT_REREAD_256
+ *                  (reread_scan_kernel)
  * \param d_in      device input, n elements, 16-byte aligned
  * \param d_out     device output, n elements, 16-byte aligned (may equal `d_in`)
  * \param n         element count (0 launches nothing)
  * \param exclusive 1 for exclusive, 0 for inclusive
  * \param d_temp    chained_temp_bytes(variant, n) bytes (contents do not matter: cleared here)
- * \param temp_bytes its size (at least chained_temp_bytes(); only that much is cleared)
+ * \param temp_bytes its size: at least chained_temp_bytes() (only that much is cleared)
  */
 static void chained_scan(int variant, const int32_t *d_in, int32_t *d_out, size_t n,
                          int exclusive, void *d_temp, size_t temp_bytes)
 {
-    (void)temp_bytes;
+    const size_t tiles_per_chunk = chunk_tiles(variant);
     const size_t chunks = chunk_count(variant, n);
     if (chunks == 0)
         return;
+    if (chunks > 0x7fffffffu || temp_bytes < chained_temp_bytes(variant, n))
+        cuda_fail(cudaErrorInvalidValue, "scratch too small, or too many chunks for one grid",
+                  __FILE__, __LINE__);
     unsigned long long *d_descriptors = (unsigned long long *)d_temp;
     unsigned *d_next_chunk = (unsigned *)(d_descriptors + chunks);
     /* a second operation per call, only to clear: chapter 08 does without it */
     CUDA_CHECK(cudaMemsetAsync(d_temp, 0, chained_temp_bytes(variant, n), 0));
-    chained_scan_kernel<<<(unsigned)chunks, COARSE_THREADS>>>(
-        d_in, d_out, n, CHUNK_TILES[variant], d_descriptors, d_next_chunk, exclusive);
+    if (variant == VARIANT_REREAD_256)
+        reread_scan_kernel<<<(unsigned)chunks, COARSE_THREADS>>>(
+            d_in, d_out, n, tiles_per_chunk, d_descriptors, d_next_chunk, exclusive);
+    else
+        chained_scan_kernel<<<(unsigned)chunks, COARSE_THREADS, tiles_per_chunk * TILE_BYTES>>>(
+            d_in, d_out, n, tiles_per_chunk, d_descriptors, d_next_chunk, exclusive);
     CUDA_CHECK_LAUNCH();
 }
 
-/** The ::gpu_describe_fn: how many links the chain has for each chunk size. */
+/** The ::gpu_describe_fn: each variant's links (chunks), and its blocks resident per SM. */
 static void describe_chain(size_t n, char *line, size_t len)
 {
-    snprintf(line, len,
-             "n = %zu: chunks (links of the chain) %zu / %zu / %zu for chunks of 1 / 16 / 256 "
-             "tiles of %d; memset + 1 kernel launch",
-             n, chunk_count(VARIANT_CHUNK_1, n), chunk_count(VARIANT_CHUNK_16, n),
-             chunk_count(VARIANT_CHUNK_256, n), TILE_ITEMS);
+    int device, sms;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    int used = snprintf(line, len, "n = %zu on %d SMs, chunks (links of the chain) / resident "
+                                   "blocks per SM:", n, sms);
+    for (int v = 0; v < VARIANT_COUNT; ++v) {
+        int per_sm;
+        if (v == VARIANT_REREAD_256)
+            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reread_scan_kernel,
+                                                                     COARSE_THREADS, 0));
+        else
+            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &per_sm, chained_scan_kernel, COARSE_THREADS, chunk_tiles(v) * TILE_BYTES));
+        used += snprintf(line + used, used < (int)len ? len - used : 0, " %s %zu/%d",
+                         VARIANT_NAMES[v], chunk_count(v, n), per_sm);
+    }
+    snprintf(line + used, used < (int)len ? len - used : 0, "; memset + 1 kernel launch");
 }
 
 /** The default sweep: one tile, in L2, and beyond the 60 MB L2 of an H200. */
@@ -456,8 +634,10 @@ static const size_t DEFAULT_SIZES[] = {(size_t)1 << 10, (size_t)1 << 16, (size_t
 
 /** Lines printed above the table. */
 static const char *const NOTES[] = {
-    "a chain: every chunk waits for the one before, so time ~ chunks x (one round trip through L2)",
-    "chunk: elements per block and per link of the chain",
+    "a chain: every chunk waits for the one before, so time >= chunks x (one round trip through "
+    "global memory)",
+    "chunk: elements per block and per link; held-: read once and held in shared memory (2n), "
+    "reread-: read twice (3n)",
     NULL};
 
 /** \brief Describe the chapter to the shared driver and run it. */
@@ -466,8 +646,8 @@ int main(int argc, char **argv)
     const gpu_chapter chapter = {
         .prog = {
             .name = "06_chained_scan",
-            .title = "chained scan: one kernel, each chunk waits for its predecessor's "
-                     "inclusive prefix",
+            .title = "chained scan: one kernel, each chunk held on chip while it waits for its "
+                     "predecessor's inclusive prefix",
             .variants = VARIANT_NAMES,
             .variant_count = VARIANT_COUNT,
             .default_sizes = DEFAULT_SIZES,
@@ -479,7 +659,7 @@ int main(int argc, char **argv)
         .tile = TILE_ITEMS,
         .repeats = 3,
         .extra_title = "chunk",
-        .extra = CHUNK_COLUMN,
+        .extra = g_chunk_column,
         .notes = NOTES,
         .temp_bytes = chained_temp_bytes,
         .traffic = chained_traffic,

@@ -215,12 +215,10 @@ __device__ void store_tile(int32_t *out, size_t n, size_t tile_first,
  * 64 bits, aligned, in one instruction: the state and the value arrive together, so a reader
  * never sees a flag without its value, and no fence is needed (nothing else is read on the
  * strength of the flag). Relaxed at GPU scope, this load and store_descriptor()'s store are
- * morally strong (PTX ISA §8.7), so the load returns one whole store's value (§8.10.3). In the
- * SASS for sm_90 it is `LDG.E.64.STRONG.GPU`, a load marked strong at GPU scope
- * (docs/experiments/08_lookback_kernel_2026-12-02.sass, chapter 08's copy); that such a load is
- * served by L2, where every SM's stores meet, and not by this SM's L1, is our reading of that
- * mark, not a PTX rule. `asm volatile` with a "memory" clobber keeps the compiler from hoisting
- * it out of a spin loop.
+ * morally strong (PTX ISA §8.7), so the load returns the whole of one store's value, never half
+ * of two (§8.10.3). Which cache serves it is the hardware's business, not the model's: ptxas
+ * makes it `LDG.E.64.STRONG.GPU` for sm_90 (docs/experiments/08_exclusive_sass_2026-12-02.md).
+ * `asm volatile` with a "memory" clobber keeps the compiler from hoisting it out of a spin loop.
  * \param descriptor the descriptor
  * \return its 64 bits
  */

@@ -147,12 +147,16 @@ fi
 # Columns by name: the CSV may gain columns. Rows of program 09 named compact-in-place or
 # cub-select-if-in-place are chapter 10's: the compaction was chapter 09's mode until it became
 # chapter 10 (same kernel, its PTX compared), and the CSV of 2026-12-01 was measured before that;
-# the next run labels them 10 itself.
+# the next run labels them 10 itself. Rows of program 06 named chained-1tile, chained-16tiles or
+# chained-256tiles timed the kernel chapter 06 had until 2026-12-03 (each chunk read twice, a
+# chained reduce-then-scan); it was replaced by the chained scan that holds its chunk on chip
+# (issue 32), so the tables and plots leave those rows out (the CSV keeps them, as measured).
 # The sixth field is the row's noise flag ("" in a CSV from before the noise columns).
 series() {
   awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
   { prog = $c["program"]; var = $c["variant"]
     if (prog == "09" && (var == "compact-in-place" || var == "cub-select-if-in-place")) prog = "10"
+    if (prog == "06" && var ~ /^chained-(1tile|16tiles|256tiles)$/) next
     name = (prog ~ /^baselines/ ? "" : "ch" prog " ") var (prog == "baselines-exclusive" ? " exclusive" : "")
     if (var == "memcpy") { if (prog != "baselines") next; name = "memcpy" }
     noise = ("noise" in c) ? $c["noise"] : ""

@@ -71,8 +71,8 @@ CHAPTERS = {
                                                          (1 << 20) + 1025, 1024 * 1025 * 3]},
     5: {"speed": "reduce-then-scan", "tile": 1024, "extra": [(1 << 21) + 1, (1 << 22) - 3,
                                                             29999999]},
-    6: {"speed": "chained-256tiles", "tile": 1024, "stress": True,
-        "extra": [16384 - 1, 16384 + 1, 262144 - 1, 262144 + 1, 262144 * 5 + 7]},
+    6: {"speed": "held-max", "tile": 1024, "stress": True,  # chunks of 4, 16, 56 (H200), 256 tiles
+        "extra": [4096 + 1, 16384 - 1, 16384 + 1, 57344 - 1, 57344 + 1, 262144 * 5 + 7]},
     7: {"speed": "decoupled-lookback", "tile": 1024, "stress": True,
         "extra": [32 * 1024, 32 * 1024 + 1, 33 * 1024 + 5, 64 * 1024 + 1]},
     8: {"speed": "decoupled-lookback", "tile": 4096, "stress": True, "contest": True,

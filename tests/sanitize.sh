@@ -29,8 +29,9 @@ runs="build/tests/cuda_probe"
 for c in $GPU_CHAPTERS; do runs="$runs $c/run"; done
 [ -n "$GPU_CHAPTERS" ] || echo "(no GPU chapters written yet: only the probe kernel is checked)"
 
-# Chapter 05's blocks loop over several tiles only when n > 2 x G x 1024 (G = 2112 resident blocks
-# on an H200): the small self-test never gets there, so one larger sweep run covers that loop too.
+# Chapter 05's blocks loop over several tiles only when n > G x 1024 (G: the blocks resident at
+# once, from the occupancy API; 1320 on the H200 in chapter 05's notes): the small self-test never
+# gets there, so one larger sweep run (2^23) covers that loop too.
 extra_args() {
   case $1 in
     05_reduce_then_scan/run) echo "-n 2^23 --reps 1" ;;
