@@ -433,17 +433,6 @@ __device__ __forceinline__ void store_descriptor_release(unsigned long long *des
     asm volatile("st.release.gpu.global.u64 [%0], %1;" : : "l"(descriptor), "l"(word) : "memory");
 }
 
-/** The look-back warp's own barrier: `bar.sync 1, 32`, barrier 1 (`__syncthreads()` uses 0) for
-    the 32 threads of the one warp that calls look_back(). A `bar.sync` is one of the operations
-    that synchronize in the PTX memory model (PTX ISA §8.9.4): each lane's accesses before it come
-    before every lane's accesses after it in causality order (§8.9.5), which `__syncwarp()`
-    (`bar.warp.sync`) promises only in its own description. No other warp may use barrier 1.
-    \pre All 32 lanes of the warp call it, together. */
-__device__ __forceinline__ void look_back_barrier()
-{
-    asm volatile("bar.sync 1, 32;" : : : "memory");
-}
-
 /** A value as 32-bit words: what shuffles and descriptors move. */
 template <typename V> struct value_words {
     uint32_t w[sizeof(V) / 4]; /**< the words */
@@ -610,9 +599,9 @@ __device__ __forceinline__ void publish_aggregate(unsigned long long *descriptor
  * `exclusive_prefix += …` in either order: for a sum it is the same.)
  *
  * When the operator's tiles write where earlier tiles read (Op::ORDERED), each lane's reads are
- * acquires of what the tiles it read released, look_back_barrier() orders every lane's reads
- * before lane 0's store, and that store, a release, passes all of it on to the tiles that will
- * read this one.
+ * acquires of what the tiles it read released, `__syncwarp()` orders every lane's reads before
+ * lane 0's store, and that store, a release, passes all of it on to the tiles that will read
+ * this one.
  * \return the tile's exclusive prefix (in every lane)
  * \pre One full warp calls it; every tile below `tile` was handed to a block that is running.
  */
@@ -648,7 +637,7 @@ __device__ typename Op::value look_back(unsigned long long *descriptors, unsigne
         window_last -= WARP_THREADS;
     }
     if (Op::ORDERED)
-        look_back_barrier(); /* every lane's acquires, before lane 0's release of the prefix */
+        __syncwarp(); /* every lane's acquires, before lane 0's release of the prefix */
     if (lane == 0)
         publish<Op>(descriptors, tile, TILE_PREFIX, Op::combine(exclusive_prefix, aggregate));
     return exclusive_prefix;
