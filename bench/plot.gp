@@ -1,8 +1,9 @@
 # Plots of make bench (called by bench/run_bench.sh, which sets: data, blocks, gpu, cuda, day,
 # bandwidth, latency, latency_max). data holds one block per series: a header line with its
 # name, then "log2(n) time_us GB/s" rows. Block 0 is memcpy, drawn as the ceiling.
-# 760 px wide with the key below the plot: the page shows it at its size, 1024 px wide or more
-set terminal svg size 760,660 dynamic font "DejaVu Sans,12" background rgb "white"
+# 760 px wide with the key below the plot, the size written into the SVG (fixed): a page shows it
+# at that size, or scaled down to a narrower screen (an SVG without a size has none to scale)
+set terminal svg size 760,660 fixed font "DejaVu Sans,12" background rgb "white"
 set logscale x 2
 set format x "2^{%L}"
 set xlabel "n (int32 elements)"

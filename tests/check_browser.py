@@ -3,7 +3,7 @@
 opens every page of the site twice, 1024 px wide and 390 px wide (a phone), and this fails on
   - a resource that does not load (a script, style sheet, image, font, frame; MathJax's too);
   - a JavaScript error (an exception, or console.error);
-  - an image that loaded broken, a formula MathJax could not typeset;
+  - an image that loaded broken, a formula MathJax could not typeset; a page with no text;
   - a page wider than the window, at either width (what does not fit must scroll in its own
     box: code, tables);
   - at 1024 px, a table of the text wider than its box by more than a few px (it would scroll,
@@ -105,7 +105,9 @@ new Promise(function (done) {
       if (over > TABLE_SLACK) {
         tables.push({over: over, head: head});
         var hint = all[t].previousElementSibling;
-        var scrolls = /auto|scroll/.test(getComputedStyle(all[t]).overflowX);
+        var body = all[t].tBodies[0];  // (doxygen-awesome scrolls a table's body)
+        var scrolls = /auto|scroll/.test(getComputedStyle(all[t]).overflowX) ||
+                      (body && /auto|scroll/.test(getComputedStyle(body).overflowX));
         if (!scrolls || !hint || !hint.classList.contains('course-scroll-hint') || !hint.offsetHeight)
           nohint.push(head);
       }
@@ -144,9 +146,16 @@ new Promise(function (done) {
       var a = shown[f].closest('a.course-figure');
       var src = shown[f].getAttribute('data') || shown[f].getAttribute('src');
       if (!a || a.getAttribute('href') !== src || getComputedStyle(a).pointerEvents === 'none')
-        figures.push(src);
+        figures.push(src + ': it does not open full size on a tap (no link to its file around ' +
+                     'it: docs/site/postprocess.py, link_figures())');
+      else if (shown[f].getBoundingClientRect().width < 2)
+        figures.push(src + ': drawn 0 px wide (an SVG that does not say its width?)');
     }
+    // what the page says: a page with no text of its own is an empty page
+    var contents = document.querySelector('div.contents');
+    var said = contents ? contents.innerText.replace(/\s+/g, ' ').trim().length : 0;
     done(JSON.stringify({
+      said: said,
       split: split,
       tables: tables,
       nohint: nohint,
@@ -185,12 +194,16 @@ MENU = """
 
 # The search box: type a query, as a reader does (Doxygen's search.js opens the results frame).
 TYPE_QUERY = """
-(function (query) {
-  searchBox.OnSearchFieldFocus(true);
-  searchBox.DOMSearchField().value = query;
-  searchBox.Search();
-  return document.getElementById('MSearchResultsWindow').style.display;
-})(%s)
+new Promise(function (done) {
+  function type() {
+    if (typeof searchBox === 'undefined' || !searchBox.DOMSearchField()) return setTimeout(type, 50);
+    searchBox.OnSearchFieldFocus(true);
+    searchBox.DOMSearchField().value = %s;
+    searchBox.Search();
+    done(document.getElementById('MSearchResultsWindow').style.display);
+  }
+  type();
+})
 """
 
 # In a results frame: the rows it shows, in order.
@@ -274,7 +287,8 @@ class Browser:
                                                 "returnByValue": True}, session=True,
                            timeout=timeout)
         if "exceptionDetails" in result:
-            raise RuntimeError(result["exceptionDetails"].get("text"))
+            d = result["exceptionDetails"]
+            raise RuntimeError(d.get("exception", {}).get("description") or d.get("text"))
         return result["result"].get("value")
 
     def drain(self):
@@ -390,6 +404,8 @@ def visit(browser, top, path, width, mobile):
     browser.drain()
     found = problems_of(browser.events, url)
     found += ["broken image: %s" % src for src in seen["broken"]]
+    if rel.count(os.sep) == 0 and seen["said"] < 40:
+        found.append("an empty page (%d characters of text)" % seen["said"])
     if seen["mathErrors"]:
         found.append("%d formulas MathJax could not typeset" % seen["mathErrors"])
     if seen["wide"] > 1:
@@ -400,8 +416,7 @@ def visit(browser, top, path, width, mobile):
     if seen["contrast"] < MIN_CONTRAST:
         found.append("a comment in code at %.2f:1 contrast, under %.1f:1 (docs/site/course.css, "
                      "--fragment-comment)" % (seen["contrast"], MIN_CONTRAST))
-    found += ["a figure that does not open full size on a tap (no link to its file around it: "
-              "docs/site/postprocess.py, link_figures()): %s" % f for f in seen["figures"]]
+    found += ["a figure, %s" % f for f in seen["figures"]]
     if seen["pageDoc"] and rel.count(os.sep) == 0 and ("course-nav" in open(path, encoding="utf-8").read()):
         if not seen["navTop"] or not seen["navBottom"]:
             found.append("previous/next only %s (postprocess.py, nav_on_top())" %
@@ -462,7 +477,11 @@ def check_search(browser, top):
     for query in QUERIES:
         if not browser.open("file://" + os.path.join(top, "index.html")):
             return ["index.html: did not finish loading in 30 s"], firsts
-        shown = browser.evaluate(TYPE_QUERY % json.dumps(query))
+        try:
+            shown = browser.evaluate(TYPE_QUERY % json.dumps(query), timeout=20)
+        except RuntimeError as e:
+            problems.append("search %r: typing it failed: %s" % (query, e))
+            continue
         frame_url = None
         for _ in range(50):
             time.sleep(0.1)

@@ -10,18 +10,25 @@
 
   var HINT = "Scroll sideways for more columns \u2192";
 
+  // the box that scrolls: doxygen-awesome makes a table's body the scroller (an inline block
+  // with overflow-x: auto); else the table itself (course.css)
+  function scrollBox(table) {
+    var body = table.tBodies[0];
+    return body && /auto|scroll/.test(getComputedStyle(body).overflowX) ? body : table;
+  }
+
   function markWideTables() {
     var tables = document.querySelectorAll(".textblock table.markdownTable, .textblock table.doxtable");
     for (var i = 0; i < tables.length; ++i) {
-      var table = tables[i], inner = table.scrollWidth;
-      // (Doxygen's tables are blocks around their rows: a row can be wider than the table's
+      var table = tables[i], box = scrollBox(table), inner = box.scrollWidth;
+      // (Doxygen's tables are blocks around their rows: a row can be wider than the box's
       // scroll width says)
       for (var r = 0; r < table.rows.length; ++r)
         inner = Math.max(inner, table.rows[r].getBoundingClientRect().width);
-      var wide = inner > table.clientWidth + 2;
+      var wide = inner > box.clientWidth + 2;
       var hint = table.previousElementSibling;
       var hasHint = hint && hint.classList.contains("course-scroll-hint");
-      table.classList.toggle("course-scrolls", wide);
+      box.classList.toggle("course-scrolls", wide);
       if (wide && !hasHint) {
         hint = document.createElement("div");
         hint.className = "course-scroll-hint";
@@ -30,20 +37,21 @@
       } else if (!wide && hasHint) {
         hint.parentNode.removeChild(hint);
       }
-      if (wide && !table.courseScrollWatched) {
-        table.courseScrollWatched = true;
-        table.addEventListener("scroll", shadeTable, { passive: true });
+      if (wide && !box.courseScrollWatched) {
+        box.courseScrollWatched = true;
+        box.addEventListener("scroll", shadeBox, { passive: true });
       }
-      shadeTable.call(table);
+      shadeBox.call(box);
     }
   }
 
   // the shadow shows on the side that has columns out of sight
-  function shadeTable() {
+  function shadeBox() {
+    var wide = this.classList.contains("course-scrolls");
     var left = this.scrollLeft > 1;
     var right = this.scrollLeft + this.clientWidth < this.scrollWidth - 1;
-    this.classList.toggle("course-more-left", left && this.classList.contains("course-scrolls"));
-    this.classList.toggle("course-more-right", right && this.classList.contains("course-scrolls"));
+    this.classList.toggle("course-more-left", left && wide);
+    this.classList.toggle("course-more-right", right && wide);
   }
 
   // a listing's line anchor (id "l00042"): its line, or null

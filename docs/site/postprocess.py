@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The last step of `make docs`, after Doxygen: MathJax into the site, and links into the right
-chapter.
+"""The last step of `make docs`, after Doxygen: MathJax into the site, links into the right
+chapter, links to what the notes cite, the pieces that make the site read well on any screen,
+and its full-text search.
 
     postprocess.py HTML_DIR TAGFILE MATHJAX_DIR
 
@@ -31,8 +32,22 @@ chapter.
    (LICENSE; the input filter points the link at files/) are copied into the site.
 
 5. Layout: a word of code in a table cell does not break at its hyphens (a long one may after
-   a dot); source listings are
-   marked for their own, smaller code font (docs/site/course.css).
+   a dot); source listings are marked for their own code font (docs/site/course.css).
+
+6. References (docs/site/site_links.py): on every page made from Markdown, a mention of a file of
+   the repository links the file (a page, a source file's page, or the file itself, published
+   under files/: scripts, CSVs, logs); cited works link their addresses (docs/site/citations.py:
+   the paper, Snir, the PTX ISA by section, the CUDA guides by section, NVIDIA's issues); a link
+   to a page whose words name one of its sections goes to the section ("primer: the memory
+   model"). A CSV downloads.
+
+7. Reading: the previous/next bar also at the top of each page; every figure a link to its file
+   (it opens full size on a tap); the contents titled "Contents"; doxygen-awesome's scripts (copy
+   buttons, heading links, interactive contents) and docs/site/course.js loaded by every page;
+   Doxygen's empty list of all pages filled in.
+
+8. Search (docs/site/site_search.py): the text of every page for the search box, which then finds
+   the notes' words too, not only names.
 """
 import html as html_text
 import os
@@ -453,6 +468,27 @@ def link_figures(html):
     return count
 
 
+def fill_pages_list(html, site):
+    """Doxygen's list of all pages (pages.html) is empty when every page is under the main page;
+    it lists the pages in reading order instead (nothing links it, but it must not be empty)."""
+    path = os.path.join(html, "pages.html")
+    if not os.path.exists(path):
+        return 0
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r'<div class="textblock">[^<]*</div><div class="directory">\s*</div><!-- directory -->',
+                  text)
+    if not m:
+        return 0
+    items = "".join('<li><a class="el" href="%s.html">%s</a></li>\n' %
+                    (p.label, html_text.escape(p.title)) for p in site.reading_order())
+    text = text[:m.start()] + ('<div class="textblock"><p>Every page of the course, in reading '
+                               'order:</p>\n<ul>\n%s</ul></div>' % items) + text[m.end():]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return 1
+
+
 def markdown_pages(html, site):
     """(file name, the page's folder in the repository) of every page made from Markdown."""
     pages = []
@@ -517,6 +553,7 @@ def main():
     figures = link_figures(html)
     rewrite_pages(html, (".html",), lambda text: text.replace(
         '<div class="toc"><h3>Table of Contents</h3>', '<div class="toc"><h3>Contents</h3>'))
+    fill_pages_list(html, site)
     scripted = add_scripts(html)
     indexed, chars = site_search.build_index(html, site)
     frames = site_search.install(html, os.path.dirname(os.path.abspath(__file__)))

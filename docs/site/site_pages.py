@@ -183,10 +183,13 @@ class Site:
         return "chapter" if number.group(1) in written else "design"
 
     def notebook_order(self, pages):
-        """The logs in the lab notebook's order: by chapter, then the GPU sessions by date, then
-        the designs of chapters not written."""
+        """The logs in the lab notebook's order: by chapter (a chapter's own log, 08_memcpy_speed.md,
+        before its dated ones), then the GPU sessions by date, then the designs of chapters not
+        written."""
         rank = {"chapter": 0, "session": 1, "design": 2}
-        return sorted(pages, key=lambda p: (rank[self.notebook_kind(p)], p.rel))
+        own = {p.dir + ".md" for p in self.chapters}  # a chapter's own log before its dated ones
+        return sorted(pages, key=lambda p: (rank[self.notebook_kind(p)], os.path.basename(p.rel)[:3],
+                                            os.path.basename(p.rel) not in own, p.rel))
 
     def compounds(self, chapter):
         """The names of the structs (unions, classes) a chapter's sources define at the top level."""
