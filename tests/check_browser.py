@@ -152,8 +152,13 @@ new Promise(function (done) {
         figures.push(src + ': drawn 0 px wide (an SVG that does not say its width?)');
     }
     // what the page says: a page with no text of its own is an empty page
-    var contents = document.querySelector('div.contents');
-    var said = contents ? contents.innerText.replace(/\s+/g, ' ').trim().length : 0;
+    // (a graph and its heading are not text: a directory page with only its graph is empty)
+    var contents = document.querySelector('div.contents'), said = 0;
+    if (contents) {
+      var copy = contents.cloneNode(true);
+      copy.querySelectorAll('.dynheader, .dyncontent, iframe, script').forEach(function (e) { e.remove(); });
+      said = copy.textContent.replace(/\s+/g, ' ').trim().length;
+    }
     done(JSON.stringify({
       said: said,
       split: split,
@@ -404,7 +409,7 @@ def visit(browser, top, path, width, mobile):
     browser.drain()
     found = problems_of(browser.events, url)
     found += ["broken image: %s" % src for src in seen["broken"]]
-    if rel.count(os.sep) == 0 and seen["said"] < 40:
+    if rel.count(os.sep) == 0 and seen["said"] < 10:
         found.append("an empty page (%d characters of text)" % seen["said"])
     if seen["mathErrors"]:
         found.append("%d formulas MathJax could not typeset" % seen["mathErrors"])

@@ -124,7 +124,7 @@ class Members:
             rel = os.path.relpath(c.findtext("path"), root)
             chapter = chapter_number(rel.split(os.sep)[0])
             page = c.findtext("filename")
-            self.file_pages[rel] = page
+            self.file_pages[os.path.normpath(os.path.join(rel, c.findtext("name")))] = page
             if chapter:
                 self.file_chapter[page] = chapter
                 self.file_chapter[page.replace(".html", "_source.html")] = chapter

@@ -4,8 +4,8 @@ that they keep working whatever the notes' words become:
   - a mention of a file of the repository, in a code span or in the text ("see
     `docs/experiments/08_memcpy_speed.md`", "tests/plant_bugs.sh", "08_exclusive.sh" in a log
     of docs/experiments/): a page of the site (a Markdown file of the reading order), a source
-    file's page, a figure, or else the file itself, published under files/ (site_pages.site_file:
-    scripts, CSVs, logs);
+    file's page, a figure, or else the file itself, published under files/ (site_pages.published:
+    scripts, CSVs, logs, the classroom's sources);
   - a cited work (docs/site/citations.py): "Merrill & Garland", "Snir", "PTX ISA §8.9.4" or a
     bare "§8.9.4", "CUDA C++ Programming Guide, *Launch Bounds*", "cub#245", and
     "docs/CONVENTIONS.md §6" (the conventions' section);
@@ -45,7 +45,6 @@ class Resolver:
         self.by_name = {}
         for rel in self.tracked:
             self.by_name.setdefault(os.path.basename(rel), []).append(rel)
-        self.published = set()
 
     def find(self, mention, page_dir):
         """The repository path a mention names, or None: the path itself, or relative to the
@@ -72,10 +71,7 @@ class Resolver:
         base = os.path.basename(rel)
         if rel.endswith((".svg", ".png")) and os.path.exists(os.path.join(self.html_dir, base)):
             return base
-        target = site_pages.site_file("", rel)
-        if target:
-            self.published.add(target)
-        return target
+        return site_pages.published(rel)
 
 
 def tracked_files(root):
