@@ -26,8 +26,12 @@ NOMATCH = ("       resultsPage = this.resultsPath + '/nomatches' + this.extensio
            "       resultsPageWithSearch = resultsPage;\n")
 NOTES_PAGE = ("       resultsPage = this.resultsPath + '/notes' + this.extension;\n"
               "       resultsPageWithSearch = resultsPage+'?'+escape(searchValue);\n")
+# (and a larger type than Doxygen's 8 pt, which a phone shows at 11 px; the words around a hit
+# on a line of their own)
 SCRIPTS = ('<script type="text/javascript" src="course_text.js"></script>\n'
-           '<script type="text/javascript" src="course_search.js"></script>\n')
+           '<script type="text/javascript" src="course_search.js"></script>\n'
+           '<style>.SRPage .SREntry { font-size: 14px; padding: 3px 5px; line-height: 1.35; }\n'
+           '.SRPage .SRScope { font-size: 13px; } .course-hit { display: block; }</style>\n')
 HEADING = re.compile(r'<h([1-4])\b[^>]*>(?:<a class="anchor" id="([^"]+)"></a>)?(.*?)</h\1>', re.S)
 DROP = re.compile(r'<div class="toc">.*?</div>|<div class="course-nav[^"]*">.*?</div>|'
                   r'<script\b.*?</script>|<doxygen-awesome[^>]*>.*?</doxygen-awesome[^>]*>', re.S)
