@@ -557,7 +557,9 @@ def main():
     scripted = add_scripts(html)
     indexed, chars = site_search.build_index(html, site)
     frames = site_search.install(html, os.path.dirname(os.path.abspath(__file__)))
-    scopes = site_search.fix_scopes(html, site)
+    rename, renamed = site_search.scope_titles(site)
+    rewrite_pages(os.path.join(html, "search"), (".js",), rename)
+    scopes = len(renamed)
     print("docs: %d links moved to the chapter they belong to (or unlinked), on %d pages; %d tree "
           "entries of enum values pointed at their enum; %d source listings link their notes; %d "
           "formulas joined to the character before them; %d mentions of files, %d cited works and "

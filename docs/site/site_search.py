@@ -124,28 +124,21 @@ def install(html, site_dir):
     return frames + 1
 
 
-def fix_scopes(html, site):
-    """Doxygen's rows for a page name its parent by label ("index", "site_notebook"): by title."""
+def scope_titles(site):
+    """A rewrite of Doxygen's search data (search/*.js): its rows for a page name the parent page
+    by label ("index", "site_notebook"); they get its title. Returns (rewrite, fixed): the
+    function for each file's text, and the list of the rows it fixed."""
     titles = {p.label: p.title for p in site.reading_order()}
     titles["index"] = "The course"
-    fixed = 0
-    search = os.path.join(html, "search")
-    for name in os.listdir(search):
-        if not name.endswith(".js") or not re.match(r"(all|pages)_", name):
-            continue
-        path = os.path.join(search, name)
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+    fixed = []
 
-        def repl(m):
-            nonlocal fixed
-            if m.group(2) not in titles:
-                return m.group(0)
-            fixed += 1
-            title = html_text.escape(titles[m.group(2)], quote=False)
-            return "%s,1,'%s']" % (m.group(1), title.replace("\\", "\\\\").replace("'", "\\'"))
-        new = re.sub(r"(\['\.\./[\w-]+\.html(?:#[\w-]+)?'),1,'([\w-]+)'\]", repl, text)
-        if new != text:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(new)
-    return fixed
+    def repl(m):
+        if m.group(2) not in titles:
+            return m.group(0)
+        fixed.append(m.group(2))
+        title = html_text.escape(titles[m.group(2)], quote=False)
+        return "%s,1,'%s']" % (m.group(1), title.replace("\\", "\\\\").replace("'", "\\'"))
+
+    def rewrite(text):
+        return re.sub(r"(\['\.\./[\w-]+\.html(?:#[\w-]+)?'),1,'([\w-]+)'\]", repl, text)
+    return rewrite, fixed
