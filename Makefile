@@ -172,7 +172,7 @@ sanitize: all
 # bench/ and the chapters that exist, in their order; Debian's doxygen-awesome-css and MathJax
 # (copied into the site: it works offline and can be published as it is); then the checks of
 # tests/check_docs.sh (the text, every link and image, a copy of the site moved elsewhere, and a
-# headless browser where Chromium is installed).
+# headless browser where Chromium is installed: every page at 1024 px and at 390 px, a phone).
 DOXY_AWESOME ?= /usr/share/doxygen-awesome-css
 MATHJAX ?= /usr/share/javascript/mathjax
 docs:

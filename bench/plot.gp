@@ -1,8 +1,9 @@
 # Plots of make bench (called by bench/run_bench.sh, which sets: data, blocks, gpu, cuda, day,
 # bandwidth, latency, latency_max). data holds one block per series: a header line with its
 # name, then "log2(n) time_us GB/s" rows. Block 0 is memcpy, drawn as the ceiling.
-# 760 px wide with the key below the plot: the page shows it at its size, 1024 px wide or more
-set terminal svg size 760,660 dynamic font "DejaVu Sans,12" background rgb "white"
+# 760 px wide with the key below the plot, the size written into the SVG (fixed): a page shows it
+# at that size, or scaled down to a narrower screen (an SVG without a size has none to scale)
+set terminal svg size 760,660 fixed font "DejaVu Sans,12" background rgb "white"
 set logscale x 2
 set format x "2^{%L}"
 set xlabel "n (int32 elements)"
@@ -28,13 +29,19 @@ set linetype cycle 11
 # GB/s from 2^bandwidth_min on: below it every series is a few GB/s and launch time, not
 # bandwidth, sets them apart, which the time plot shows
 if (!exists("bandwidth_min")) bandwidth_min = 18
+# GB/s on a log scale: the slowest series (a few tens of GB/s) and the copy (thousands) both
+# show, each a factor of 10 a band of the same height; each series has its own point shape too,
+# so that two that run alike (CUB inclusive and exclusive) can be told apart where they overlap
 set output bandwidth
-set title sprintf("Scan throughput on %s, CUDA %s, %s\nGB/s = 2 · 4 · n bytes / median time; memcpy of the same n is the ceiling\n(smaller n: the time plot)", gpu, cuda, day)
-set ylabel "GB/s"
-set yrange [0:*]
+set title sprintf("Scan throughput on %s, CUDA %s, %s\nGB/s = 2 · 4 · n bytes / median time (log scale); memcpy of the same n is the ceiling\n(smaller n: the time plot)", gpu, cuda, day)
+set ylabel "GB/s (log scale)"
+set logscale y 10
+set format y "%g"
+set yrange [*:*]
 set xrange [2**bandwidth_min:*]
 plot data index 0 using (2**$1):3 with lines dashtype 2 linewidth 2 linecolor rgb "black" title columnheader(1), \
-     for [i=1:blocks-1] data index i using (2**$1):3 with linespoints linetype i linewidth 1.5 title columnheader(1)
+     for [i=1:blocks-1] data index i using (2**$1):3 with linespoints linetype i pointtype (i % 13) + 1 \
+       linewidth 1.5 title columnheader(1)
 
 set output latency
 set title sprintf("Scan time at small n on %s, CUDA %s, %s\nmedian of event-timed calls: launch and latency, not bandwidth", gpu, cuda, day)
@@ -43,4 +50,5 @@ set logscale y 10
 set yrange [*:*]
 set xrange [*:2**latency_max]
 plot data index 0 using (2**$1):2 with lines dashtype 2 linewidth 2 linecolor rgb "black" title columnheader(1), \
-     for [i=1:blocks-1] data index i using (2**$1):2 with linespoints linetype i linewidth 1.5 title columnheader(1)
+     for [i=1:blocks-1] data index i using (2**$1):2 with linespoints linetype i pointtype (i % 13) + 1 \
+       linewidth 1.5 title columnheader(1)

@@ -160,30 +160,43 @@ series() {
     name = (prog ~ /^baselines/ ? "" : "ch" prog " ") var (prog == "baselines-exclusive" ? " exclusive" : "")
     if (var == "memcpy") { if (prog != "baselines") next; name = "memcpy" }
     noise = ("noise" in c) ? $c["noise"] : ""
-    print name "," $c["log2_n"] "," $c["time_us"] "," $c["gb_per_s"] "," $c["pct_memcpy"] "," (noise == "-" ? "" : noise)
+    spread = ("spread_pct" in c) ? $c["spread_pct"] : ""
+    print name "," $c["log2_n"] "," $c["time_us"] "," $c["gb_per_s"] "," $c["pct_memcpy"] "," (noise == "-" ? "" : noise) "," spread
   }' "$csv"
 }
 series > "$tmp/series.csv"
 
-# Markdown tables: GB/s, one row per series (in order of appearance), one column per size; the
-# sizes in two tables (up to 2^20, where launch and latency set the time, and beyond), so that
-# each fits a page 1024 px wide
+# The results page, docs/results/GPU.md (the site's "Scan throughput" page): the plots, then
+# tables with one row per series (in order of appearance) and one column per size: GB/s (sizes
+# up to 2^20, where launch and latency set the time, and beyond, so that each table fits a page
+# 1024 px wide), % of memcpy (each row against the copy its own program timed in the same run),
+# and the spread of the runs; the CSV to download. A cell of a noisy run carries its mark, with
+# the same words as everywhere the results are quoted.
 md="$OUTDIR/$slug.md"
-awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v reps="$REPS" '
+awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v reps="$REPS" -v slug="$slug" '
   { if (!($1 in seen)) { seen[$1] = 1; names[++ns] = $1 }
     if (!($2 in seenk)) { seenk[$2] = 1; ks[++nk] = $2 }
-    v[$1, $2] = $4 ($6 == "" ? "" : " (" $6 ")"); flagged = flagged || $6 != "" }
-  function table(title, lo, hi,   i, j) {
-    printf "%s\n\n| series |", title
+    mark = ($6 == "" ? "" : " (" $6 ")"); flagged = flagged || $6 != ""
+    v[$1, $2] = $4 mark; p[$1, $2] = ($5 == "" ? "-" : $5) mark
+    s[$1, $2] = $7; spreads = spreads || $7 != "" }
+  function table(title, field, lo, hi,   i, j, cell) {
+    if (title != "") printf "%s\n\n", title
+    printf "| series |"
     for (j = 1; j <= nk; ++j) if (ks[j] >= lo && ks[j] <= hi) printf " 2^%s |", ks[j]
     printf "\n|---|"
     for (j = 1; j <= nk; ++j) if (ks[j] >= lo && ks[j] <= hi) printf "---|"
     printf "\n"
     for (i = 1; i <= ns; ++i) {
+      if (field == "spread" && (names[i] in skip)) continue
       printf "| %s |", names[i]
       for (j = 1; j <= nk; ++j)
-        if (ks[j] >= lo && ks[j] <= hi)
-          printf " %s |", ((names[i], ks[j]) in v) ? v[names[i], ks[j]] : "-"
+        if (ks[j] >= lo && ks[j] <= hi) {
+          cell = "-"
+          if ((names[i], ks[j]) in v)
+            cell = field == "gbs" ? v[names[i], ks[j]] : field == "pct" ? p[names[i], ks[j]] : \
+                   (s[names[i], ks[j]] == "" ? "-" : s[names[i], ks[j]])
+          printf " %s |", cell
+        }
       printf "\n"
     }
     printf "\n"
@@ -192,11 +205,36 @@ awk -F, -v gpu="$gpu" -v cuda="$cuda" -v day="$day" -v reps="$REPS" '
     printf "# Scan throughput on %s\n\n", gpu
     printf "GB/s = 2 x n x 4 bytes / median time of %d runs (read n, write n); every run verified. ", reps
     printf "Chapter 09'"'"'s operators and chapter 10'"'"'s compaction (ch09 …, ch10 …): GB/s = the bytes each reads and writes / time. "
-    printf "CUDA %s, measured %s by `make bench` (bench/run_bench.sh); do not edit by hand.\n\n", cuda, day
-    table("GB/s at small n, where launch and latency set the time:", 0, 20)
-    table("GB/s at large n, where bandwidth sets it:", 21, 99)
-    if (flagged)
-      printf "(noisy): the runs of that cell, or of its memcpy, spread by more than 20 %%; (over-memcpy): faster than memcpy, so the copy was disturbed. Not results: kept by BENCH_ALLOW_NOISY=1.\n"
+    printf "CUDA %s, measured %s by `make bench` (bench/run_bench.sh); do not edit by hand. ", cuda, day
+    printf "Every row, with its time, its %% of memcpy and the spread of its runs: [%s.csv](%s.csv).\n\n", slug, slug
+    printf "## Plots\n\n"
+    printf "![GB/s against n on %s (log scale: every series shows; memcpy, dashed, is the ceiling)](%s_bandwidth.svg)\n\n", gpu, slug
+    printf "![Time per call at small n on %s](%s_latency.svg)\n\n", gpu, slug
+    printf "The plots leave chapters 09 and 10 out: their GB/s count other bytes (their tables are in their notes).\n\n"
+    printf "## GB/s\n\n"
+    table("At small n, where launch and latency set the time:", "gbs", 0, 20)
+    table("At large n, where bandwidth sets it:", "gbs", 21, 99)
+    printf "## %% of memcpy\n\n"
+    printf "At large n, each row against the cudaMemcpy its own program timed in the same run, moving as many bytes (the CSV'"'"'s pct_memcpy):\n\n"
+    table("", "pct", 21, 99)
+    if (spreads) {
+      printf "## The spread of the runs\n\n"
+      printf "(p75 - p25) / median of the %d runs of each cell, in %%; above 20 %% (its own or its memcpy'"'"'s) a cell is marked noisy:\n\n", reps
+      none = ""
+      for (i = 1; i <= ns; ++i) {
+        any = 0
+        for (j = 1; j <= nk; ++j) any = any || s[names[i], ks[j]] != ""
+        if (!any) { none = none (none == "" ? "" : ", ") names[i]; skip[names[i]] = 1 }
+      }
+      table("", "spread", 0, 20)
+      table("", "spread", 21, 99)
+      if (none != "")
+        printf "No spread in this run'"'"'s CSV for: %s.\n\n", none
+    }
+    if (flagged) {
+      printf "## Noisy cells\n\n"
+      printf "(noisy): the runs of that cell, or of the memcpy timed beside it, spread by more than 20 %%: a rough value, quoted with the same mark in the README and the notes. (over-memcpy): faster than memcpy, which a scan cannot be: the copy beside it was disturbed. This run was kept with these marks by BENCH_ALLOW_NOISY=1 (docs/CONVENTIONS.md §6).\n"
+    }
   }' "$tmp/series.csv" > "$md"
 
 # gnuplot data: one block per series, its name first. Chapters 09 and 10's operators are left out

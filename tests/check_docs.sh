@@ -18,10 +18,13 @@
 #    (a copied command would fail), and every image resolves to a file.
 #    The figures of docs/figures: no text against the bottom edge.
 # 3. tests/check_site.py: every link of the site resolves, also in a copy elsewhere; links land
-#    in the right chapter; previous/next on every page; each chapter file's page links its notes.
-# 4. tests/check_browser.py: every page in headless Chromium, no resource that fails to load, no
-#    JavaScript error; skipped, with the reason, where there is no Chromium, or with
-#    CHECK_BROWSER=0.
+#    in the right chapter; previous/next at the top and the bottom of every page; each chapter
+#    file's page links its notes; every mention of a file the site has is a link.
+# 4. tests/check_browser.py: every page in headless Chromium at 1024 px and at 390 px (a phone):
+#    no resource that fails to load, no JavaScript error, no page wider than the screen, tables
+#    that scroll with a hint, code of 13 px and comments at 4.5:1, figures that open, the phone's
+#    menu, five searches of the notes; skipped, with the reason, where there is no Chromium, or
+#    with CHECK_BROWSER=0.
 set -u
 dir=${1:?"usage: tests/check_docs.sh HTML_DIR"}
 [ -d "$dir" ] || { echo "check_docs: no folder $dir; run make docs" >&2; exit 2; }

@@ -17,9 +17,11 @@ Fails (exit 1, each problem on a line) when:
     count as code of the chapter whose file defines them);
   - a struct's page is made from the files of two chapters (Doxygen merges structs of one name);
   - the main page does not link the first chapter before its first section;
-  - a page of the reading order (docs/site/site_pages.py) lacks its previous/next links or links
-    one page twice there; a page other than a chapter's notes is titled "Chapter NN"; a
-    chapter's file page or source listing lacks the link to its notes.
+  - a page of the reading order (docs/site/site_pages.py) lacks its previous/next links at the
+    top or at the bottom, or links one page twice there; a page other than a chapter's notes is
+    titled "Chapter NN"; a chapter's file page or source listing lacks the link to its notes;
+  - a page of the reading order names a file that the site has (a page, a source file, a
+    published script, CSV or log: docs/site/site_links.py) without linking it.
 Exit 2 on bad arguments.
 """
 import glob
@@ -34,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "docs", "site"))
 import postprocess  # noqa: E402  (the tag file's model and the sentence rule, shared)
+import site_links  # noqa: E402  (where a mention of a file goes)
 import site_pages  # noqa: E402
 
 REF = re.compile(r'(?:href|src)="([^"]*)"')
@@ -192,6 +195,7 @@ def check_chapters(top, tagfile):
     # every page of the reading order but the main one ends with previous/next, as the order
     # says, and names no page twice there (chapter 01's previous is the course itself); only a
     # chapter's notes are titled "Chapter NN" (a log is "Experiments: chapter NN, ...")
+    resolver = site_links.Resolver(site, members, top)
     for page in site.reading_order()[1:]:
         path = os.path.join(top, page.label + ".html")
         if not os.path.exists(path):
@@ -199,15 +203,23 @@ def check_chapters(top, tagfile):
             continue
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        nav = re.search(r'<div class="course-nav">(.*?)</div>', text, re.S)
         prev, nxt = site.neighbours(page)
-        hrefs = re.findall(r'href="([^"#]+)', nav.group(1)) if nav else []
         want = [prev + ".html"] + ([nxt + ".html"] if nxt else [])
-        if not nav or any(w not in hrefs for w in want):
-            problems.append("%s.html: no previous/next links (%s)" % (page.label, " and ".join(want)))
-        elif len(set(hrefs)) != len(hrefs):
-            problems.append("%s.html: its previous/next bar links one page twice: %s" %
-                            (page.label, ", ".join(hrefs)))
+        for where, cls in (("bottom", "course-nav"), ("top", "course-nav course-nav-top")):
+            nav = re.search(r'<div class="%s">(.*?)</div>' % cls, text, re.S)
+            hrefs = re.findall(r'href="([^"#]+)', nav.group(1)) if nav else []
+            if not nav or any(w not in hrefs for w in want):
+                problems.append("%s.html: no previous/next links at the %s (%s)" %
+                                (page.label, where, " and ".join(want)))
+            elif len(set(hrefs)) != len(hrefs):
+                problems.append("%s.html: its previous/next bar links one page twice: %s" %
+                                (page.label, ", ".join(hrefs)))
+        # every mention of a file the site has (a page, a source, a published script, CSV or log)
+        # is a link (docs/site/site_links.py makes them)
+        left = site_links.mentions(text, os.path.dirname(page.rel) if page.rel else "", resolver)
+        if left:
+            problems.append("%s.html: mentions of files the site has, not linked: %s" %
+                            (page.label, ", ".join(sorted(set(left)))))
         if re.match(r"Chapter \d\d\b", page.title) and page not in site.chapters:
             problems.append("%s (%s): titled like a chapter's notes, \"%s\"; a log is titled "
                             "\"Experiments: chapter NN, ...\"" % (page.rel, page.label, page.title))

@@ -22,8 +22,12 @@ Markdown (every page of the site):
     lists the course's pages and not the README's sections, and a list of the site's pages in
     reading order is appended (\\subpage: this is what builds the side tree);
   - every other page of the reading order (a chapter's README, the primer, the conventions, the
-    results, the logs, the instructors' pages, the group pages): previous and next links at the
-    end.
+    results, the logs, the instructors' pages, the group pages): a stable label on each section
+    heading (the page's label and the heading's words: ch02_warp_shfl_the_idea), a table of
+    contents under the title of a page with three sections or more (\\tableofcontents of its
+    `## ` sections: doxygen-awesome's
+    interactive contents), and previous and next links at the end (postprocess.py copies them
+    to the top).
 Source files of a chapter: one more \\file paragraph, at the end (no line moves), linking the
 file's page to its chapter's notes. A struct (union, class) that an earlier chapter defines too
 (a carried helper: chapter 10's sum_i32 is chapter 09's) is put in a namespace of its chapter,
@@ -43,6 +47,7 @@ CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 DISPLAY_MATH = re.compile(r"(?<![\\$])\$\$(?=\S)(.+?)(?<=\S)\$\$")
 INLINE_MATH = re.compile(r"(?<![\\$\w])\$(?=[^\s$])(.+?)(?<=[^\s\\$])\$(?![\w$])")
 LINK = re.compile(r"(?<!!)(\[[^\]]*\]\()([^)\s#]+)((?:#[^)\s]*)?\))")
+TITLE_LINE = re.compile(r"^#\s+\S")
 IMAGE = re.compile(r"(!\[[^\]]*\]\()(?![a-z]+:|/)([^)\s]*/)?([^)/\s]+)(\s+\"[^\"]*\")?\)")
 
 
@@ -102,8 +107,25 @@ def namespace_carried(text, namespace, names):
     return "\n".join(lines)
 
 
-def markdown(text, is_main, page_dir):
-    lines, fenced, out = text.split("\n"), False, []
+def heading_label(page_label, title, taken):
+    """A section's label, from its page's label and its title ("ch02_warp_shfl" and "The idea":
+    ch02_warp_shfl_the_idea), unique on the page (`taken`): its anchor stays the same from one
+    build to the next, where Doxygen's own (autotoc_md183) moves whenever any page changes."""
+    plain = re.sub(r"`|\*|\$|\[([^\]]*)\]\([^)]*\)", lambda m: m.group(1) or "", title)
+    slug = re.sub(r"[^a-z0-9]+", "_", plain.lower()).strip("_") or "section"
+    label, k = "%s_%s" % (page_label, slug), 2
+    while label in taken:
+        label, k = "%s_%s_%d" % (page_label, slug, k), k + 1
+    taken.add(label)
+    return label
+
+
+def markdown(text, is_main, page_dir, page_label=None):
+    """The Markdown of a page as Doxygen should read it (see the module's text). A page of the
+    reading order (page_label) gets a stable label on each section heading that has none and,
+    with three sections or more, a table of contents of its sections under its title."""
+    lines, fenced, out, taken = text.split("\n"), False, [], set()
+    sections = 0
     for line in lines:
         if FENCE.match(line):
             fenced = not fenced
@@ -112,12 +134,19 @@ def markdown(text, is_main, page_dir):
         if fenced:
             out.append(line)
             continue
-        if is_main:
-            m = re.match(r"^(#{2,6})\s+(.*?)\s*#*\s*$", line)
-            if m:
-                out.append("<h%d>%s</h%d>" % (len(m.group(1)), m.group(2), len(m.group(1))))
-                continue
+        m = re.match(r"^(#{2,6})\s+(.*?)\s*#*\s*$", line)
+        if m and is_main:
+            out.append("<h%d>%s</h%d>" % (len(m.group(1)), m.group(2), len(m.group(1))))
+            continue
+        if m and page_label and not re.search(r"\{#[\w-]+\}\s*$", m.group(2)):
+            sections += len(m.group(1)) == 2
+            line = "%s %s {#%s}" % (m.group(1), convert_line(m.group(2), page_dir),
+                                    heading_label(page_label, m.group(2), taken))
+            out.append(line)
+            continue
         out.append(convert_line(line, page_dir))
+    if page_label and sections >= 3 and out and TITLE_LINE.match(out[0]):
+        out[1:1] = ["", "\\tableofcontents{html:2}"]
     return "\n".join(out)
 
 
@@ -130,8 +159,8 @@ def main():
     site = site_pages.Site()
     rel = os.path.relpath(path, site.root)
     if path.endswith(".md"):
-        text = markdown(text, rel == "README.md", os.path.dirname(rel))
         page = None if rel == "README.md" else site.page_of_file(rel)
+        text = markdown(text, rel == "README.md", os.path.dirname(rel), page.label if page else None)
         if rel == "README.md":
             text = text.rstrip("\n") + "\n\n" + site.contents() + "\n"
         elif page:

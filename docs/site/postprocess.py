@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The last step of `make docs`, after Doxygen: MathJax into the site, and links into the right
-chapter.
+"""The last step of `make docs`, after Doxygen: MathJax into the site, links into the right
+chapter, links to what the notes cite, the pieces that make the site read well on any screen,
+and its full-text search.
 
     postprocess.py HTML_DIR TAGFILE MATHJAX_DIR
 
@@ -31,8 +32,22 @@ chapter.
    (LICENSE; the input filter points the link at files/) are copied into the site.
 
 5. Layout: a word of code in a table cell does not break at its hyphens (a long one may after
-   a dot); source listings are
-   marked for their own, smaller code font (docs/site/course.css).
+   a dot); source listings are marked for their own code font (docs/site/course.css).
+
+6. References (docs/site/site_links.py): on every page made from Markdown, a mention of a file of
+   the repository links the file (a page, a source file's page, or the file itself, published
+   under files/: scripts, CSVs, logs); cited works link their addresses (docs/site/citations.py:
+   the paper, Snir, the PTX ISA by section, the CUDA guides by section, NVIDIA's issues); a link
+   to a page whose words name one of its sections goes to the section ("primer: the memory
+   model"). A CSV downloads.
+
+7. Reading: the previous/next bar also at the top of each page; every figure a link to its file
+   (it opens full size on a tap); the contents titled "Contents"; doxygen-awesome's scripts (copy
+   buttons, heading links, interactive contents) and docs/site/course.js loaded by every page;
+   Doxygen's empty list of all pages filled in.
+
+8. Search (docs/site/site_search.py): the text of every page for the search box, which then finds
+   the notes' words too, not only names.
 """
 import html as html_text
 import os
@@ -42,7 +57,9 @@ import sys
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import site_links  # noqa: E402
 import site_pages  # noqa: E402
+import site_search  # noqa: E402
 
 # What of MathJax 2 the site loads (docs/site/mathjax_config.js: TeX in, HTML-CSS out, TeX fonts).
 MATHJAX_PARTS = [
@@ -98,6 +115,7 @@ class Members:
         self.struct_chapter = {}  # a struct's page -> chapter number
         self.at = {}  # (page, anchor) -> member name
         self.defs = {}  # (chapter, name) -> (page, anchor)
+        self.file_pages = {}  # a source file's repository path -> its page
         compounds = ET.parse(tagfile).getroot().findall("compound")
         class_chapter = {}  # a struct's full name -> the chapter of the file that defines it
         for c in compounds:
@@ -106,6 +124,7 @@ class Members:
             rel = os.path.relpath(c.findtext("path"), root)
             chapter = chapter_number(rel.split(os.sep)[0])
             page = c.findtext("filename")
+            self.file_pages[os.path.normpath(os.path.join(rel, c.findtext("name")))] = page
             if chapter:
                 self.file_chapter[page] = chapter
                 self.file_chapter[page.replace(".html", "_source.html")] = chapter
@@ -395,6 +414,116 @@ def link_listings(html, members, site):
     return linked
 
 
+AWESOME_SCRIPTS = ("doxygen-awesome-fragment-copy-button.js", "doxygen-awesome-paragraph-link.js",
+                   "doxygen-awesome-interactive-toc.js")
+
+
+def add_scripts(html):
+    """Every page loads doxygen-awesome's scripts (copy buttons on code, links on headings, the
+    interactive contents) and the course's (course.js), last in its head: they are
+    HTML_EXTRA_FILES, which Doxygen copies but does not load."""
+    tags = "".join('<script type="text/javascript" src="%s"></script>\n' % s for s in AWESOME_SCRIPTS)
+    tags += ('<script type="text/javascript">DoxygenAwesomeFragmentCopyButton.init(); '
+             'DoxygenAwesomeParagraphLink.init(); DoxygenAwesomeInteractiveToc.init();</script>\n'
+             '<script type="text/javascript" src="course.js"></script>\n')
+    for name in AWESOME_SCRIPTS + ("course.js",):
+        if not os.path.exists(os.path.join(html, name)):
+            sys.exit("make docs: %s is not in the site (docs/Doxyfile, HTML_EXTRA_FILES)" % name)
+    return rewrite_pages(html, (".html",), lambda text: text if "course.js" in text
+                         else text.replace("</head>", tags + "</head>", 1))
+
+
+NAV = re.compile(r'<div class="course-nav">.*?</div>', re.S)
+
+
+def nav_on_top(html):
+    """The previous/next bar that the input filter puts at the end of a page, also at its top
+    (first in its text, under the title and the contents)."""
+    def top(text):
+        m = NAV.search(text)
+        if not m or "course-nav-top" in text or '<div class="textblock">' not in text:
+            return text
+        bar = m.group(0).replace('class="course-nav"', 'class="course-nav course-nav-top"', 1)
+        return text.replace('<div class="textblock">', '<div class="textblock">' + bar, 1)
+    return rewrite_pages(html, (".html",), top)
+
+
+FIGURE = re.compile(r'(<div class="image">\s*)(<object type="image/svg\+xml" data="([^"]+)"[^>]*>'
+                    r'</object>|<img src="([^"]+)"[^>]*/?>)')
+
+
+def link_figures(html):
+    """A figure (an SVG Doxygen shows as an <object>, or an image) opens full size on a click or a
+    tap: it is wrapped in a link to its file (the object ignores the pointer, so the tap reaches
+    the link)."""
+    count = 0
+
+    def wrap(m):
+        nonlocal count
+        count += 1
+        target = m.group(3) or m.group(4)
+        return ('%s<a class="course-figure" href="%s" title="Open the figure full size">%s</a>' %
+                (m.group(1), target, m.group(2)))
+    rewrite_pages(html, (".html",), lambda text: FIGURE.sub(wrap, text))
+    return count
+
+
+def fill_pages_list(html, site):
+    """Doxygen's list of all pages (pages.html) is empty when every page is under the main page;
+    it lists the pages in reading order instead (nothing links it, but it must not be empty)."""
+    path = os.path.join(html, "pages.html")
+    if not os.path.exists(path):
+        return 0
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r'<div class="textblock">[^<]*</div><div class="directory">\s*</div><!-- directory -->',
+                  text)
+    if not m:
+        return 0
+    items = "".join('<li><a class="el" href="%s.html">%s</a></li>\n' %
+                    (p.label, html_text.escape(p.title)) for p in site.reading_order())
+    text = text[:m.start()] + ('<div class="textblock"><p>Every page of the course, in reading '
+                               'order:</p>\n<ul>\n%s</ul></div>' % items) + text[m.end():]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return 1
+
+
+def markdown_pages(html, site):
+    """(file name, the page's folder in the repository) of every page made from Markdown."""
+    pages = []
+    for page in site.reading_order():
+        name = page.label + ".html"
+        if os.path.exists(os.path.join(html, name)):
+            pages.append((name, os.path.dirname(page.rel) if page.rel else ""))
+    return pages
+
+
+def link_references(html, site, members):
+    """site_links.py on every page made from Markdown: mentions of files, cited works, sections
+    of pages named in a link's words."""
+    resolver = site_links.Resolver(site, members, html)
+    stats = {"mentions": 0, "works": 0, "sections": 0, "unlinked": set()}
+    sections_of = site_links.conventions_sections(html)
+    cache = {}
+    for name, page_dir in markdown_pages(html, site):
+        path = os.path.join(html, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        new = site_links.link_page(text, page_dir, resolver, sections_of, stats)
+        new = site_links.anchor_section_links(new, html, cache, stats)
+        if new != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+    return stats
+
+
+def csv_downloads(html):
+    """A link to a CSV file of the site downloads it (the results' data)."""
+    return rewrite_pages(html, (".html",), lambda text: re.sub(
+        r'(<a [^>]*href="files/[^"]+\.csv")(?![^>]*\bdownload\b)', r"\1 download", text))
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit("usage: postprocess.py HTML_DIR TAGFILE MATHJAX_DIR")
@@ -415,15 +544,36 @@ def main():
     fixed = fix_tree_anchors(html)
     listings = link_listings(html, members, site)
     joined = join_formulas(html)
+    refs = link_references(html, site, members)
     copied = copy_linked_files(html)
+    csv_downloads(html)
     words = keep_code_words(html)
     marked = mark_listings(html)
+    tops = nav_on_top(html)
+    figures = link_figures(html)
+    rewrite_pages(html, (".html",), lambda text: text.replace(
+        '<div class="toc"><h3>Table of Contents</h3>', '<div class="toc"><h3>Contents</h3>'))
+    fill_pages_list(html, site)
+    scripted = add_scripts(html)
+    indexed, chars = site_search.build_index(html, site)
+    frames = site_search.install(html, os.path.dirname(os.path.abspath(__file__)))
+    rename, renamed = site_search.scope_titles(site)
+    rewrite_pages(os.path.join(html, "search"), (".js",), rename)
+    scopes = len(renamed)
     print("docs: %d links moved to the chapter they belong to (or unlinked), on %d pages; %d tree "
           "entries of enum values pointed at their enum; %d source listings link their notes; %d "
-          "formulas joined to the character before them; %d repository files copied into files/; "
-          "%d words of code in tables kept whole or given breaks after dots; %d source listings in the "
-          "listing font" %
-          (changed, pages, fixed, listings, joined, copied, words, marked))
+          "formulas joined to the character before them; %d mentions of files, %d cited works and "
+          "%d sections linked; %d repository files copied into files/; %d words of code in tables "
+          "kept whole or given breaks after dots; %d source listings in the listing font; %d "
+          "previous/next bars copied to the top; %d figures open full size; %d pages load the "
+          "scripts; full-text search over %d pages (%d characters) in %d results frames, %d "
+          "parents named by title" %
+          (changed, pages, fixed, listings, joined, refs["mentions"], refs["works"],
+           refs["sections"], copied, words, marked, tops, figures, scripted, indexed, chars, frames,
+           scopes))
+    if refs["unlinked"]:
+        print("docs: citations not linked (no address in docs/site/citations.py): %s" %
+              ", ".join(sorted(refs["unlinked"])))
 
 
 if __name__ == "__main__":

@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
 """The pages of the course site, in reading order: one place that knows them, for the input
-filter (doxy_filter.py), the generated group pages and the checks (tests/check_site.py).
+filter (doxy_filter.py), the generated pages, the layout and the checks (tests/check_site.py).
 
-    site_pages.py --gen DIR     write the group pages (experiments, for instructors) into DIR,
-                                and the chapters' folders' documentation (site_dirs.dox)
+    site_pages.py --gen DIR     write into DIR the group pages (the lab notebook, for instructors),
+                                the chapters' folders' documentation (site_dirs.dox) and the
+                                layout with the menu (layout.xml, from docs/site/layout.xml)
     site_pages.py --list        print the reading order: label, title, file
     site_pages.py --files       print the Markdown files of the site, one a line
 
-The order comes from the repository, not from a list typed here: the chapters are DOXY_CHAPTERS
-(the Makefile's READY: the folders of CHAPTER_DIRS that exist, in that order), then the primer,
-the conventions, every results page (docs/results/*.md), the experiments' logs
-(docs/experiments/*.md) as one group, the instructors' pages (docs/instructor*.md,
-docs/answers.md) as another, and any other page last, so that no page is left out of the tree.
+The order comes from the repository, not from a list typed here: the first chapter
+(DOXY_CHAPTERS, the Makefile's READY: the folders of CHAPTER_DIRS that exist, in that order),
+the primer (what chapter 02 needs first: bandwidth, latency, Little's law), the other chapters,
+every results page (docs/results/*.md), the lab notebook (one page that groups the experiments'
+logs, docs/experiments/*.md: by chapter, the GPU sessions, the designs of chapters not written),
+then the instructors' pages (docs/instructor*.md, docs/answers.md, the conventions) last, and any
+other page after them, so that no page is left out of the tree.
 """
 import glob
+import html
 import os
 import re
 import sys
@@ -100,27 +104,43 @@ def without_chapter_namespace(name):
     return re.sub(r"^chapter_\d\d::", "", name)
 
 
-def site_file(page_dir, target):
-    """Where a Markdown link of a page in `page_dir` to a repository file that Doxygen does not
-    show (LICENSE) goes in the site: files/ and the file's path (.txt added to a name without
-    one, so that a browser shows it as text); None for anything else."""
-    path = os.path.normpath(os.path.join(ROOT, page_dir, target))
+# Files the site publishes under files/ whose names a browser would not show as text (it would
+# offer to save a script): .txt is added to their names. A CSV keeps its name (a download).
+AS_TEXT = ("", ".sh", ".py", ".gp", ".sass", ".log", ".mk", ".ptx", ".md") + SOURCE_EXTENSIONS
+
+
+def published(rel):
+    """Where the site publishes a repository file that it does not show as a page (a script, a
+    CSV, a log, LICENSE, a source file Doxygen does not read): files/ and the file's path, .txt
+    added to a name a browser would not show as text (AS_TEXT); None for a file outside the
+    repository or in build/."""
+    path = os.path.normpath(os.path.join(ROOT, rel))
     if not path.startswith(ROOT + os.sep) or not os.path.isfile(path):
         return None
     rel = os.path.relpath(path, ROOT)
-    ext = os.path.splitext(rel)[1]
-    if ext.lower() in SITE_EXTENSIONS:
+    if rel.split(os.sep)[0] in ("build", ".git"):
         return None
-    return "files/" + rel + ("" if ext else ".txt")
+    ext = os.path.splitext(rel)[1]
+    return "files/" + rel + (".txt" if ext.lower() in AS_TEXT else "")
+
+
+def site_file(page_dir, target):
+    """Where a Markdown link of a page in `page_dir` to a repository file that Doxygen does not
+    show (LICENSE, a script, a CSV, a log) goes in the site: its published copy (published());
+    None for anything else (a page, a figure, a source file: Doxygen links those itself)."""
+    path = os.path.normpath(os.path.join(ROOT, page_dir, target))
+    if os.path.splitext(path)[1].lower() in SITE_EXTENSIONS:
+        return None
+    return published(os.path.relpath(path, ROOT))
 
 
 def repo_file(site_path):
-    """The repository file that site_file() put at `site_path` (files/...), or None."""
+    """The repository file that published() put at `site_path` (files/...), or None."""
     if not site_path.startswith("files/"):
         return None
     rel = site_path[len("files/"):]
     for cand in (rel, rel[:-4] if rel.endswith(".txt") else None):
-        if cand and site_file("", cand) == site_path:
+        if cand and published(cand) == site_path:
             return os.path.join(ROOT, cand)
     return None
 
@@ -136,18 +156,17 @@ class Site:
         for page in self.chapters:
             page.dir = os.path.dirname(page.rel)
             page.number = page.dir.split("_")[0]
-        background = [p for p in ("docs/primer.md", "docs/CONVENTIONS.md")
-                      if os.path.isfile(os.path.join(ROOT, p))]
-        self.background = [Page(p) for p in background]
+        self.primer = [Page(p) for p in ("docs/primer.md",) if os.path.isfile(os.path.join(ROOT, p))]
         self.results = [Page(p) for p in rel_glob("docs/results/*.md")]
-        self.experiments = [Page(p) for p in rel_glob("docs/experiments/*.md")]
-        instructors = rel_glob("docs/instructor*.md") + rel_glob("docs/answers.md")
+        self.experiments = self.notebook_order([Page(p) for p in rel_glob("docs/experiments/*.md")])
+        instructors = (rel_glob("docs/instructor*.md") + rel_glob("docs/answers.md") +
+                       rel_glob("docs/CONVENTIONS.md"))
         self.instructors = [Page(p) for p in instructors]
         self.groups = [
-            Page("", "site_experiments", "Experiments: the logs behind the notes"),
+            Page("", "site_notebook", "Lab notebook: the experiments behind the notes"),
             Page("", "site_instructors", "For instructors"),
         ]
-        placed = {p.rel for p in self.chapters + self.background + self.results +
+        placed = {p.rel for p in self.chapters + self.primer + self.results +
                   self.experiments + self.instructors} | {"README.md"}
         others = []
         for top in os.environ.get("DOXY_INPUT", "docs").split():
@@ -160,6 +179,25 @@ class Site:
                               for f in files if f.endswith(".md")]
             others += [c for c in candidates if c not in placed and not c.startswith("build/")]
         self.others = [Page(p) for p in sorted(set(others))]
+
+    def notebook_kind(self, page):
+        """Where a log of docs/experiments/ stands in the lab notebook: "chapter" (NN_*.md of a
+        chapter that is written), "design" (NN_*.md of a chapter not written yet), "session"
+        (a dated log of a GPU session: h200_*, plants_*, any other)."""
+        number = re.match(r"(\d\d)_", os.path.basename(page.rel))
+        if not number:
+            return "session"
+        written = {p.number for p in self.chapters}
+        return "chapter" if number.group(1) in written else "design"
+
+    def notebook_order(self, pages):
+        """The logs in the lab notebook's order: by chapter (a chapter's own log, 08_memcpy_speed.md,
+        before its dated ones), then the GPU sessions by date, then the designs of chapters not
+        written."""
+        rank = {"chapter": 0, "session": 1, "design": 2}
+        own = {p.dir + ".md" for p in self.chapters}  # a chapter's own log before its dated ones
+        return sorted(pages, key=lambda p: (rank[self.notebook_kind(p)], os.path.basename(p.rel)[:3],
+                                            os.path.basename(p.rel) not in own, p.rel))
 
     def compounds(self, chapter):
         """The names of the structs (unions, classes) a chapter's sources define at the top level."""
@@ -188,13 +226,16 @@ class Site:
 
     def contents(self):
         """The end of the main page: every page in reading order, as \\subpage (the side tree)."""
+        first, rest = self.chapters[:1], self.chapters[1:]
         out = ["<h2>This site, in reading order</h2>", "",
-               "The chapters, one idea each, in order:", ""]
-        out += ["- \\subpage %s" % p.label for p in self.chapters]
-        out += ["", "Background, the rules, and what was measured:", ""]
-        out += ["- \\subpage %s" % p.label for p in self.background + self.results]
+               "The chapters, one idea each, in order, with the primer where chapter 02 first "
+               "needs it:", ""]
+        out += ["- \\subpage %s" % p.label for p in first + self.primer + rest]
+        out += ["", "What was measured, and how the notes came to be:", ""]
+        out += ["- \\subpage %s" % p.label for p in self.results]
         out += ["- \\subpage %s" % self.groups[0].label]
-        out += ["", "For instructors:", "", "- \\subpage %s" % self.groups[1].label]
+        out += ["", "For instructors (the guide, the answers, the course's rules):", "",
+                "- \\subpage %s" % self.groups[1].label]
         if self.others:
             out += ["", "Other pages:", ""] + ["- \\subpage %s" % p.label for p in self.others]
         out += ["", "Every source file, with its comments: the *Source files* of the side tree."]
@@ -233,28 +274,79 @@ class Site:
 
     def group_pages(self):
         """(file name, Markdown) of the pages that group the experiments and the instructors'."""
-        exp = ["# %s {#%s}" % (self.groups[0].title, self.groups[0].label), "",
-               "What was tried, measured and lost while the chapters were written: dated logs, one "
-               "per chapter, kept apart from the notes, which are the lesson. Each log names its "
-               "GPU, CUDA version and runs.", ""]
-        exp += ["- \\subpage %s" % p.label for p in self.experiments]
+        notebook = self.groups[0]
+        exp = ["# %s {#%s}" % (notebook.title, notebook.label), "",
+               "What was tried, measured and lost while the chapters were written, kept apart "
+               "from the notes, which are the lesson. Each log names its GPU, CUDA version, dates "
+               "and runs.", ""]
+        sections = [("chapter", "Side studies, by chapter",
+                     "What each chapter's notes left out: the variants tried, the runs behind a "
+                     "choice, the hypotheses and how they were tested."),
+                    ("session", "GPU sessions",
+                     "What ran on the GPU on a given day, and what came out: the logs that the "
+                     "notes' numbers and the planted bugs' results are quoted from."),
+                    ("design", "Designs of chapters not written yet",
+                     "Plans, not lessons: nothing in them was built or measured unless it says "
+                     "so.")]
+        for kind, heading, intro in sections:
+            pages = [p for p in self.experiments if self.notebook_kind(p) == kind]
+            if pages:
+                exp += ["## %s" % heading, "", intro, ""]
+                exp += ["- \\subpage %s" % p.label for p in pages] + [""]
+        data = [f for f in rel_glob("docs/experiments/*") if site_file("", f)]
+        if data:
+            exp += ["## Scripts and raw data", "",
+                    "The scripts that ran the experiments and what they wrote, as they are in the "
+                    "repository (run them from its top folder):", ""]
+            exp += ["- <a href=\"%s\">%s</a>" % (site_file("", f), f) for f in data] + [""]
         ins = ["# %s {#%s}" % (self.groups[1].title, self.groups[1].label), "",
-               "Pages for those who teach the course: how to hand it out and grade it, and the "
-               "answers to the chapters' exercises. Students can read them too; the exercises "
-               "are meant to be tried first.", ""]
+               "Pages for those who teach the course: how to hand it out and grade it, the "
+               "answers to the chapters' exercises, and the rules the course is written to. "
+               "Students can read them too; the exercises are meant to be tried first.", ""]
         ins += ["- \\subpage %s" % p.label for p in self.instructors]
-        dirs = ["/* The chapters' folders, each linking its notes (generated by docs/site/site_pages.py"
-                " for make docs). */"]
+        dirs = ["/* The chapters' folders, each linking its notes, and the folders of pages, each "
+                "linking its pages (generated by docs/site/site_pages.py for make docs). */"]
         for p in self.chapters:
             dirs += ["/** \\dir %s" % p.dir, " * The code of \\ref %s. */" % p.label]
-        return [("site_experiments.md", "\n".join(exp) + "\n"),
+        for folder, what, pages in (("docs/results", "The measured results", self.results),
+                                    ("docs/experiments", "The lab notebook's logs, and the "
+                                     "scripts and data of the experiments (\\ref %s)" %
+                                     self.groups[0].label, self.experiments)):
+            if pages:
+                dirs += ["/** \\dir %s" % folder, " * %s: %s. */" % (
+                    what, ", ".join("\\ref %s" % p.label for p in pages))]
+        return [("site_notebook.md", "\n".join(exp) + "\n"),
                 ("site_instructors.md", "\n".join(ins) + "\n"),
-                ("site_dirs.dox", "\n".join(dirs) + "\n")]
+                ("site_dirs.dox", "\n".join(dirs) + "\n"),
+                ("layout.xml", self.layout())]
+
+    def menu_entries(self):
+        """(label, title) of the menu's entries (the top menu: what a phone shows), in reading
+        order: the chapters and the primer, the results, the lab notebook, for instructors."""
+        first, rest = self.chapters[:1], self.chapters[1:]
+        pages = first + self.primer + rest + self.results + self.groups
+        return [(p.label, p.title) for p in pages]
+
+    def layout(self):
+        """docs/site/layout.xml with its menu marker replaced by the pages' entries."""
+        with open(os.path.join(ROOT, "docs", "site", "layout.xml"), encoding="utf-8") as f:
+            text = f.read()
+        marker = "<!-- site_pages.py: the pages in reading order -->"
+        if marker not in text:
+            sys.exit("site_pages.py: docs/site/layout.xml lacks the line %s" % marker)
+        tabs = ['<tab type="user" visible="yes" url="@ref %s" title="%s"/>' %
+                (label, html.escape(title, quote=True)) for label, title in self.menu_entries()]
+        return text.replace(marker, "\n    ".join(tabs))
+
+    def lessons(self):
+        """The pages that teach: the chapters and the primer, in reading order."""
+        return self.chapters[:1] + self.primer + self.chapters[1:]
 
     def reading_order(self):
         """Every page of the tree, in order (the groups where they stand)."""
-        return ([Page("README.md", "index", read_title("README.md")[1])] + self.chapters +
-                self.background + self.results + [self.groups[0]] + self.experiments +
+        first, rest = self.chapters[:1], self.chapters[1:]
+        return ([Page("README.md", "index", read_title("README.md")[1])] + first + self.primer +
+                rest + self.results + [self.groups[0]] + self.experiments +
                 [self.groups[1]] + self.instructors + self.others)
 
 

@@ -1,0 +1,110 @@
+/* The course site's own script (docs/Doxyfile, HTML_EXTRA_FILES; docs/site/postprocess.py loads it
+   into every page, after Doxygen's and doxygen-awesome's scripts).
+   - A table of the text wider than its box scrolls inside it (course.css); such a table gets a
+     line above it that says so, and a shadow on the side where columns are hidden.
+   - A link to a line of a source listing (file_source.html#l00042) shows that line a third of
+     the way down the window, below the page's top, highlighted (course.css: .course-target),
+     instead of against the top edge, half cut, where Doxygen's navtree.js puts an anchor. */
+(function () {
+  "use strict";
+
+  var HINT = "Scroll sideways for more columns \u2192";
+
+  // the box that scrolls: doxygen-awesome makes a table's body the scroller (an inline block
+  // with overflow-x: auto); else the table itself (course.css)
+  function scrollBox(table) {
+    var body = table.tBodies[0];
+    return body && /auto|scroll/.test(getComputedStyle(body).overflowX) ? body : table;
+  }
+
+  function markWideTables() {
+    var tables = document.querySelectorAll(".textblock table.markdownTable, .textblock table.doxtable");
+    for (var i = 0; i < tables.length; ++i) {
+      var table = tables[i], box = scrollBox(table), inner = box.scrollWidth;
+      // (Doxygen's tables are blocks around their rows: a row can be wider than the box's
+      // scroll width says)
+      for (var r = 0; r < table.rows.length; ++r)
+        inner = Math.max(inner, table.rows[r].getBoundingClientRect().width);
+      var wide = inner > box.clientWidth + 2;
+      var hint = table.previousElementSibling;
+      var hasHint = hint && hint.classList.contains("course-scroll-hint");
+      box.classList.toggle("course-scrolls", wide);
+      if (wide && !hasHint) {
+        hint = document.createElement("div");
+        hint.className = "course-scroll-hint";
+        hint.textContent = HINT;
+        table.parentNode.insertBefore(hint, table);
+      } else if (!wide && hasHint) {
+        hint.parentNode.removeChild(hint);
+      }
+      if (wide && !box.courseScrollWatched) {
+        box.courseScrollWatched = true;
+        box.addEventListener("scroll", shadeBox, { passive: true });
+      }
+      shadeBox.call(box);
+    }
+  }
+
+  // the shadow shows on the side that has columns out of sight
+  function shadeBox() {
+    var wide = this.classList.contains("course-scrolls");
+    var left = this.scrollLeft > 1;
+    var right = this.scrollLeft + this.clientWidth < this.scrollWidth - 1;
+    this.classList.toggle("course-more-left", left && wide);
+    this.classList.toggle("course-more-right", right && wide);
+  }
+
+  // a listing's line anchor (id "l00042"): its line, or null
+  function sourceLine(id) {
+    if (!/^l\d+$/.test(id || "")) return null;
+    var anchor = document.getElementById(id);
+    return anchor && anchor.parentNode && anchor.parentNode.classList.contains("line")
+      ? anchor.parentNode : null;
+  }
+
+  function showLine(line) {
+    var old = document.querySelectorAll(".course-target");
+    for (var i = 0; i < old.length; ++i) old[i].classList.remove("course-target");
+    line.classList.add("course-target");
+    var box = document.getElementById("doc-content");
+    var scroller = box && box.scrollHeight > box.clientHeight + 1 &&
+                   getComputedStyle(box).overflowY !== "visible" ? box : null;
+    var top = line.getBoundingClientRect().top;
+    if (scroller) {
+      scroller.scrollTop += top - scroller.getBoundingClientRect().top - scroller.clientHeight / 3;
+    } else {
+      window.scrollBy(0, top - window.innerHeight / 3);
+    }
+  }
+
+  function showTargetLine() {
+    var line = sourceLine(decodeURIComponent(location.hash.slice(1)));
+    if (line) showLine(line);
+  }
+
+  // Doxygen's navtree.js scrolls to an anchor with gotoAnchor(); for a listing's line, ours
+  if (typeof window.gotoAnchor === "function") {
+    var doxygenGotoAnchor = window.gotoAnchor;
+    window.gotoAnchor = function (anchor, aname, updateLocation) {
+      var line = anchor && anchor.length ? sourceLine(anchor.attr("id")) : null;
+      if (!line) return doxygenGotoAnchor(anchor, aname, updateLocation);
+      showLine(line);
+      if (updateLocation) window.location.href = aname;
+    };
+  }
+
+  window.addEventListener("load", function () {
+    markWideTables();
+    // formulas change the tables' widths when MathJax has typeset them
+    if (window.MathJax && window.MathJax.Hub && window.MathJax.Hub.Queue)
+      window.MathJax.Hub.Queue(markWideTables);
+    // after navtree.js, which scrolls to the anchor once the tree is drawn
+    setTimeout(showTargetLine, 50);
+  });
+  window.addEventListener("hashchange", showTargetLine);
+  var resizing = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(markWideTables, 100);
+  });
+})();
