@@ -496,9 +496,12 @@ static int op_file(const operator_mode *op, const scan_options *opt, const int32
             status = EXIT_WRONG;
     }
     if (status == EXIT_OK && opt->output) {
-        if (io_output_commit(d.got, d.n, err, sizeof err))
+        /* the report's last line before the file is renamed into place (common/io.h) */
+        if (io_output_write(d.got, d.n, err, sizeof err))
             cli_fail(EXIT_WRITE, "%s", err);
         printf("wrote %zu int32 words to %s\n", d.n, opt->output);
+        if (io_output_publish(err, sizeof err))
+            cli_fail(EXIT_WRITE, "%s", err);
     }
     op_free_host(&d);
     op_free_device(&d);
@@ -630,6 +633,7 @@ static int op_sweep(const operator_mode *op, const scan_options *opt)
         op_free_host(&d);
         op_free_device(&d);
     }
+    report_summary(stdout, opt->csv);
     return status;
 }
 

@@ -326,9 +326,12 @@ static int compact_file(const compact_mode *m, const scan_options *opt, const in
             status = EXIT_WRONG;
     }
     if (status == EXIT_OK && opt->output) {
-        if (io_output_commit(d.got, d.ref_count, err, sizeof err))
+        /* the report's last line before the file is renamed into place (common/io.h) */
+        if (io_output_write(d.got, d.ref_count, err, sizeof err))
             cli_fail(EXIT_WRITE, "%s", err);
         printf("wrote %zu int32 words to %s\n", d.ref_count, opt->output);
+        if (io_output_publish(err, sizeof err))
+            cli_fail(EXIT_WRITE, "%s", err);
     }
     compact_free_host(&d);
     compact_free_device(&d);
@@ -463,6 +466,7 @@ static int compact_sweep(const compact_mode *m, const scan_options *opt)
         compact_free_host(&d);
         compact_free_device(&d);
     }
+    report_summary(stdout, opt->csv);
     return status;
 }
 

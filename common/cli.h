@@ -84,7 +84,9 @@ typedef struct scan_program {
     int default_reps;                /**< timed repetitions when `--reps` is not given */
     int stress;                      /**< 1: accepts `--stress R` (a scan with races between blocks) */
     const scan_mode *modes;          /**< the chapter's own modes, or NULL */
-    int mode_count;                  /**< entries in `modes` */
+    int mode_count;                  /**< entries in `modes` (at most 16) */
+    int host_only;                   /**< 1: no GPU code (chapter 01): `--help` lists no exit
+                                          status 3, which only CUDA trouble gives */
 } scan_program;
 
 /** The parsed command line. */
