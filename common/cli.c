@@ -401,6 +401,55 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
     return 0;
 }
 
+/** Print one run of the checks line: `run` (e.g. "--float-sum --stress 100"), as make test runs
+    it unless `all`: a self-test with -n 2^30 (its sizes below 2^31) where the chapter does not
+    run its n > 2^31 case in make test, a stress test at most ::CLI_TEST_STRESS times. */
+static void print_check(FILE *f, const scan_program *prog, const char *run, size_t len, int all)
+{
+    char word[64];
+    int self_test = 0;
+    for (size_t at = 0; at < len;) {
+        size_t w = strcspn(run + at, " ");
+        w = w < len - at ? w : len - at;
+        snprintf(word, sizeof word, "%.*s", (int)w, run + at);
+        self_test |= strcmp(word, "--self-test") == 0;
+        fprintf(f, "%s%s", at ? " " : "", word);
+        if (!all && strcmp(word, "--stress") == 0) { /* its count, at most CLI_TEST_STRESS */
+            at += w + 1;
+            w = strcspn(run + at, " ");
+            w = w < len - at ? w : len - at;
+            const long runs = strtol(run + at, NULL, 10);
+            fprintf(f, " %ld", runs < CLI_TEST_STRESS ? runs : CLI_TEST_STRESS);
+        }
+        at += w + 1;
+    }
+    if (self_test && !all && !prog->test_big_case)
+        fprintf(f, " -n 2^30");
+}
+
+/** Print the line "make test runs: …" (or, with `all`, "make test-all runs: …"): the checks
+    tests/run_tests.sh runs for this chapter in that tier, separated by " | ". */
+static void print_checks(FILE *f, const scan_program *prog, int all)
+{
+    fprintf(f, "make test%s runs: ", all ? "-all" : "");
+    print_check(f, prog, "--self-test", strlen("--self-test"), all);
+    if (prog->stress) {
+        fprintf(f, " | ");
+        print_check(f, prog, "--stress 1000", strlen("--stress 1000"), all);
+    }
+    for (int m = 0; m < prog->mode_count; ++m) {
+        const char *test = prog->modes[m].test;
+        while (test && *test) { /* several runs, separated by " | " */
+            const char *bar = strstr(test, " | ");
+            const size_t len = bar ? (size_t)(bar - test) : strlen(test);
+            fprintf(f, " | ");
+            print_check(f, prog, test, len, all);
+            test = bar ? bar + 3 : test + len;
+        }
+    }
+    fprintf(f, "\n");
+}
+
 void cli_print_help(FILE *f, const scan_program *prog)
 {
     char names[256];
@@ -443,11 +492,8 @@ void cli_print_help(FILE *f, const scan_program *prog)
             "(disk full, I/O error: --output keeps the file it would replace).\n",
             names, prog->host_only ? "4 a write failed\n  "
                                    : "3 CUDA trouble,\n  4 a write failed ");
-    fprintf(f, "make test runs: --self-test%s", prog->stress ? " | --stress 1000" : "");
-    for (int m = 0; m < prog->mode_count; ++m)
-        if (prog->modes[m].test)
-            fprintf(f, " | %s", prog->modes[m].test);
-    fprintf(f, "\n");
+    print_checks(f, prog, 0);
+    print_checks(f, prog, 1);
 }
 
 /** 1 once a failed write has been reported: the exit handler then says nothing more. */

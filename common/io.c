@@ -256,7 +256,7 @@ static const char *file_kind(const struct stat *st)
     if (S_ISDIR(st->st_mode))
         return "a folder";
     if (S_ISFIFO(st->st_mode))
-        return "a pipe or FIFO";
+        return "a FIFO";
     if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
         return "a device";
     if (S_ISSOCK(st->st_mode))

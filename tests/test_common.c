@@ -151,6 +151,20 @@ static void test_cli_good(void)
     CHECK(parse(&opt, err, &TEST_PROG, help2) == 0 && opt.help);
 }
 
+/** The `--help` of `prog` into `text` ("" if it could not be had). */
+static void help_text(const scan_program *prog, char *text, size_t len)
+{
+    FILE *f = tmpfile();
+    text[0] = '\0';
+    CHECK(f != NULL);
+    if (f) {
+        cli_print_help(f, prog);
+        rewind(f);
+        text[fread(text, 1, len - 1, f)] = '\0';
+        fclose(f);
+    }
+}
+
 /** cli_parse() on every kind of bad command line: status 2 and a one-line message. */
 static void test_cli_bad(void)
 {
@@ -277,16 +291,32 @@ static void test_cli_bad(void)
 
     /* --help lists the modes, and the checks make test runs (tests/run_tests.sh reads that line) */
     char text[4096] = "";
-    FILE *f = tmpfile();
-    CHECK(f != NULL);
-    if (f) {
-        cli_print_help(f, &with_modes);
-        rewind(f);
-        text[fread(text, 1, sizeof text - 1, f)] = '\0';
-        fclose(f);
-    }
+    help_text(&with_modes, text, sizeof text);
     CHECK(strstr(text, "  --rounds R          a mode with a count\n") != NULL);
-    CHECK(strstr(text, "\nmake test runs: --self-test | --rounds 3\n") != NULL);
+    CHECK(strstr(text, "\nmake test runs: --self-test -n 2^30 | --rounds 3\n"
+                       "make test-all runs: --self-test | --rounds 3\n") != NULL);
+    /* the tiers: make test caps a stress test at 100 runs and keeps a self-test below 2^31,
+       unless the chapter runs its n > 2^31 case there; make test-all runs what is listed */
+    const scan_mode tiered[] = {{.option = "--op", .help = "an operator", .combines = 1,
+                                 .test = "--op --self-test | --op --stress 500"}};
+    scan_program big = TEST_PROG;
+    big.stress = 1;
+    big.modes = tiered;
+    big.mode_count = 1;
+    for (int b = 0; b < 2; ++b) {
+        big.test_big_case = b;
+        help_text(&big, text, sizeof text);
+        CHECK(strstr(text, b ? "\nmake test runs: --self-test | --stress 100 | --op --self-test | "
+                               "--op --stress 100\n"
+                             : "\nmake test runs: --self-test -n 2^30 | --stress 100 | --op "
+                               "--self-test -n 2^30 | --op --stress 100\n") != NULL);
+        CHECK(strstr(text, "\nmake test-all runs: --self-test | --stress 1000 | --op --self-test "
+                           "| --op --stress 500\n") != NULL);
+    }
+    CHECK(strstr(text, "3 CUDA trouble") != NULL);
+    big.host_only = 1;
+    help_text(&big, text, sizeof text);
+    CHECK(strstr(text, "CUDA") == NULL && strstr(text, "4 a write failed") != NULL);
 }
 
 /* ---- references, patterns, verification ------------------------------------------------------ */
