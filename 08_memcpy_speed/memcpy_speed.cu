@@ -805,9 +805,9 @@ int main(int argc, char **argv)
             .default_size_count = (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
             .default_reps = 20,
             .stress = 1,
-            .test_big_case = 1, /* make test's n > 2^31 case of the look-back (07 to 10) */
             .modes = MODES,
             .mode_count = (int)(sizeof MODES / sizeof MODES[0]),
+            .test_big_case = 1, /* make test's n > 2^31 case of the look-back (07 to 10) */
         },
         .scan = lookback_scan,
         .tile = TILE_ITEMS,

@@ -124,10 +124,14 @@ enum option_code {
 
 /** The shared long options (their order is --help's); a chapter's modes follow them. */
 static const struct option SHARED_OPTIONS[] = {
-    {"help", no_argument, NULL, OPT_HELP},           {"self-test", no_argument, NULL, OPT_SELF_TEST},
-    {"exclusive", no_argument, NULL, OPT_EXCLUSIVE}, {"csv", no_argument, NULL, OPT_CSV},
-    {"reps", required_argument, NULL, OPT_REPS},     {"seed", required_argument, NULL, OPT_SEED},
-    {"stress", required_argument, NULL, OPT_STRESS}, {"input", required_argument, NULL, OPT_INPUT},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"self-test", no_argument, NULL, OPT_SELF_TEST},
+    {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
+    {"csv", no_argument, NULL, OPT_CSV},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"stress", required_argument, NULL, OPT_STRESS},
+    {"input", required_argument, NULL, OPT_INPUT},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"variant", required_argument, NULL, OPT_VARIANT},
 };
@@ -246,7 +250,8 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
             else if (optopt == OPT_INPUT)
                 snprintf(err, errlen, "option '--input' needs a file name, e.g. --input data.bin");
             else if (optopt == OPT_OUTPUT)
-                snprintf(err, errlen, "option '--output' needs a file name, e.g. --output scan.bin");
+                snprintf(err, errlen, "option '--output' needs a file name, e.g. --output "
+                         "scan.bin");
             else if (optopt == OPT_VARIANT) {
                 char names[256];
                 list_variants(prog, names, sizeof names);

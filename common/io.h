@@ -5,9 +5,10 @@
  * The file format is the simplest possible: n little-endian int32 values, 4·n bytes, no header.
  * `--input` is read like any Unix tool reads a file (a pipe, a FIFO, `-` for standard input).
  * `--output` is written to a temporary file beside the target and renamed into place only when
- * the scan is complete and verified, so a failed run (wrong result, bad input, CUDA error, a full
- * disk, even a crash) never leaves a half-written or wrong output file behind, and the file it
- * would replace stays as it was.
+ * the scan is complete and verified and the run's report has reached standard output, so a
+ * failed run (wrong result, bad input, CUDA error, a full disk or standard output, even a crash)
+ * never leaves a half-written or wrong output file behind, and the file it would replace stays
+ * as it was.
  */
 #ifndef SCAN_IO_H
 #define SCAN_IO_H
@@ -56,16 +57,17 @@ size_t io_input_limit(void);
  * carried over. A symbolic link is followed, and the file it names is replaced (the link stays).
  * Refused: a folder, a FIFO, a device or a socket, and a dangling link (renaming a file over any
  * of those would destroy it, not write to it); the file standard output or standard error
- * writes to (the report or the messages would be lost); a file with more than one hard link (renaming
- * would cut it off from its other names, and writing into it could leave it half-written); and
- * `-` (standard output carries the report). `--output` may name the `--input` file, on purpose:
+ * writes to (the report or the messages would be lost); a file with more than one hard link
+ * (renaming would cut it off from its other names, and writing into it could leave it
+ * half-written); and `-` (standard output carries the report). `--output` may name the
+ * `--input` file, on purpose:
  * the input is read whole before this is called, and replaced only when the result is verified
  * (a scan in place). An exit handler, and a handler of SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
  * SIGXCPU and SIGXFSZ (unless the signal was ignored at start, as under nohup), remove the
- * temporary file if the program ends without io_output_commit(); only SIGKILL or a crash can
+ * temporary file if the program ends without io_output_publish(); only SIGKILL or a crash can
  * leave it behind (empty, and hidden: `.NAME.tmpXXXXXX`, NAME cut so that the whole fits the
  * file system's 255 bytes). Each refusal says what the path is: standard output or standard
- * error (`/dev/stdout`, or the file `>` sends the report to), a folder, a pipe or FIFO, a
+ * error (`/dev/stdout`, or the file `>` sends the report to), a folder, a FIFO, a
  * device, a socket, a link to one of those, or a link to a file that does not exist (not
  * written through, as cp does not).
  * \param path   the `--output` path

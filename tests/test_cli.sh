@@ -248,9 +248,10 @@ roundtrip "empty file" "" ""
 # any name the file system takes: 255 bytes (the temporary name beside it is cut to fit)
 checks=$((checks + 1))
 long=$(printf 'x%.0s' $(seq 255))
+bytes 3 -1 4 1 -5 >fixture_in.bin
 if ! "$RUN" --input fixture_in.bin --output "$long" >stdout.txt 2>stderr.txt; then
   fail "--output of a 255-byte name: $(cat stderr.txt)"
-elif ! cmp -s "$long" fixture_want.bin || [ -n "$(ls -A | grep '\.tmp')" ]; then
+elif ! bytes 3 2 6 7 2 | cmp -s - "$long" || [ -n "$(ls -A | grep '\.tmp')" ]; then
   fail "--output of a 255-byte name: wrong content, or a temporary file left"
 fi
 rm -f "$long"

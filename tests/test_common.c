@@ -274,11 +274,13 @@ static void test_cli_bad(void)
     const char *a44[] = {"--ro=2", NULL}; /* a mode's option abbreviated, with its value */
     CHECK(parse(&opt, err, &with_modes, a44) == 0 && opt.mode == &modes[1] && opt.mode_count == 2);
     const char *a45[] = {"--de", "--demo", NULL};
-    CHECK(parse(&opt, err, &with_modes, a45) == EXIT_USAGE && strstr(err, "'--demo' is given twice"));
+    CHECK(parse(&opt, err, &with_modes, a45) == EXIT_USAGE &&
+          strstr(err, "'--demo' is given twice"));
     const char *a46[] = {"--rounds", NULL};
     CHECK(parse(&opt, err, &with_modes, a46) == EXIT_USAGE &&
           strstr(err, "option '--rounds' needs a value, e.g. --rounds 10"));
-    const scan_mode prefixed[] = {{.option = "--rec", .help = "a"}, {.option = "--rec-f32", .help = "b"}};
+    const scan_mode prefixed[] = {{.option = "--rec", .help = "a"},
+                                  {.option = "--rec-f32", .help = "b"}};
     with_modes.modes = prefixed;
     const char *a47[] = {"--rec", NULL}; /* an exact name wins over the longer ones it begins */
     CHECK(parse(&opt, err, &with_modes, a47) == 0 && opt.mode == &prefixed[0]);

@@ -96,10 +96,12 @@ def fresh_copy(where):
         commit = subprocess.run(["git", "-C", where, "rev-parse", "--short=12", "HEAD"],
                                 capture_output=True, text=True).stdout.strip()
         return commit
-    shutil.copytree(ROOT, where, symlinks=True,
-                    ignore=lambda d, names: [n for n in names if
-                                             (d == ROOT and n in ("build", "run", ".git")) or
-                                             (n == "run" and os.path.islink(os.path.join(d, n)))])
+    def built(folder, names):  # what .gitignore lists as build outputs
+        rel = os.path.relpath(folder, ROOT)
+        return [n for n in names if (rel == "." and n in ("build", "run", ".git")) or
+                (n == "run" and (rel == os.path.join("classroom", "radix_sort") or
+                                 (os.path.dirname(rel) == "" and rel[:2].isdigit())))]
+    shutil.copytree(ROOT, where, symlinks=True, ignore=built)
     return "unknown (no .git)"
 
 
