@@ -1,7 +1,9 @@
 # GPU prefix sum, step by step. `make help` lists the targets.
 #
 #   make chapter-1 && ./run      build a chapter; ./run here runs the chapter built last
-#   make test                    build everything and run every self-test (GPU ones when a GPU is here)
+#   make test                    build and run every chapter's self-test and command line (GPU
+#                                ones when a GPU is here): the tier of the first hour
+#   make test-all                the exhaustive tier: every n > 2^31 case, stress and fuzz in full
 #   make check                   the quick tier: unit tests, command line, small self-tests
 #   make SMS=90 ...              build for one GPU architecture only (fast); DEBUG=1 for -G -O0
 #                                (default: this machine's GPU alone; without one, all of ALL_SMS
@@ -54,7 +56,7 @@ ASAN_BINS := $(ASAN_DIR)/cpu_serial $(ASAN_DIR)/test_common
 # The baselines of make bench: CUB and Thrust through the chapters' driver.
 BENCH_BASELINES := $(if $(NVCC),$(BUILD)/bench/baselines)
 
-.PHONY: help all common tests test check bench sanitize docs figures clean classroom-env starter grade grade-class \
+.PHONY: help all common common-chapters test-build tests test test-all check bench sanitize docs figures clean classroom-env starter grade grade-class \
         grade-setup gradescope-zip $(READY)
 .DEFAULT_GOAL := help
 
@@ -62,7 +64,9 @@ help:
 	@echo "GPU prefix sum, step by step. Targets:"
 	@echo "  make chapter-N   build chapter N and point ./run at it: make chapter-1 && ./run"
 	@echo "  make all         build every chapter that exists, and the tests"
-	@echo "  make test        build all, run host tests and every self-test (GPU suites need a GPU)"
+	@echo "  make test        build, run host tests and every chapter's self-test below 2^31 (GPU"
+	@echo "                   suites need a GPU), n > 2^31 in chapters 06 and 08: README, Tests"
+	@echo "  make test-all    the exhaustive tier: every n > 2^31 case, stress tests and fuzz in full"
 	@echo "  make check       the quick tier (a minute): unit tests, command line, self-tests up to 2^20"
 	@echo "  make bench       chapters 04 on beside CUB, Thrust and memcpy, 2^10 ... 2^30: docs/results/ (GPU;"
 	@echo "                   a run with noisy rows is refused unless BENCH_ALLOW_NOISY=1)"
@@ -84,20 +88,27 @@ help:
 	@echo "         JOBS=$(JOBS): parallel compiles of make test/check; TEST_JOBS=N: suites side by side"
 	@echo "Chapters written: $(if $(READY_NUMBERS),$(READY_NUMBERS),none)"
 
-# Every object of common/ (the baselines too) is built here, before any chapter's make starts:
-# with `make -j`, no object is then built by two makes at once.
-common: $(COMMON_HOST_OBJS) $(if $(NVCC),$(COMMON_CUDA_OBJS) $(COMMON_BASELINE_OBJS))
+# Every object of common/ the chapters link is built here, before any chapter's make starts:
+# with `make -j`, no object is then built by two makes at once. `common` adds the Thrust
+# wrapper, which only bench/baselines links.
+common-chapters: $(COMMON_HOST_OBJS) $(if $(NVCC),$(COMMON_CUDA_OBJS) $(BUILD)/common/cub_scan.o)
+common: common-chapters $(if $(NVCC),$(COMMON_BASELINE_OBJS))
 
 all: common tests $(READY) $(BENCH_BASELINES)
 
-$(READY): common
+# What the tests run: all but bench/baselines (make bench builds it; its Thrust wrapper is the
+# longest compile of all, about a third of a build's CPU time on a machine without a GPU).
+test-build: common-chapters tests $(READY)
+
+$(READY): common-chapters
 	$(MAKE) -C $@ all
 
 # N from CHAPTER_DIRS (1, or 01); the chapters' list is never written out anywhere else
 chapter-%:
 	@n=$$(echo "$*" | sed 's/^0*//'); \
-	case " $(CHAPTER_NUMBERS) " in *" $$n "*) ;; *) echo "there is no chapter $*; the chapters are" \
-	  "$(firstword $(CHAPTER_NUMBERS)) to $(lastword $(CHAPTER_NUMBERS))"; exit 1;; esac; \
+	case " $(CHAPTER_NUMBERS) " in *" $$n "*) ;; *) echo "there is no chapter $*; the chapters" \
+	  "written are $(or $(READY_NUMBERS),none)$(if $(filter-out $(READY_NUMBERS),$(CHAPTER_NUMBERS)), (planned:" \
+	  "$(filter-out $(READY_NUMBERS),$(CHAPTER_NUMBERS))))"; exit 1;; esac; \
 	num=$$(printf '%02d' $$n); dir=$$(ls -d $${num}_* 2>/dev/null | head -n 1); \
 	if [ -z "$$dir" ] || [ ! -f "$$dir/Makefile" ]; then \
 	  name=$$(echo "$(CHAPTER_DIRS)" | tr ' ' '\n' | grep "^$${num}_" || echo "chapter-$*"); \
@@ -148,21 +159,33 @@ $(BUILD)/bench/baselines: $(BUILD)/bench/baselines.o $(COMMON_BASELINE_OBJS) $(C
 
 -include $(wildcard $(BUILD)/bench/*.d)
 
-# The build of make test and make check: parallel unless make already is (-j given).
-define build_all_in_parallel
+# The build of make test, test-all and check: parallel unless make already is (-j given).
+define build_in_parallel
 	@case "$$MAKEFLAGS" in *-j*|*jobserver*) jobs="" ;; *) jobs="-j$(JOBS)" ;; esac; \
-	  $(MAKE) --no-print-directory $$jobs all
+	  $(MAKE) --no-print-directory $$jobs test-build
 endef
 
+# The tiers (tests/run_tests.sh and the README's "Tests" say what each runs).
 test:
-	$(build_all_in_parallel)
+	$(build_in_parallel)
 	@CHAPTERS="$(READY)" tests/run_tests.sh
 
+test-all:
+	$(build_in_parallel)
+	@CHAPTERS="$(READY)" tests/run_tests.sh --all
+
 check:
-	$(build_all_in_parallel)
+	$(build_in_parallel)
 	@CHAPTERS="$(READY)" tests/run_tests.sh --quick
 
-bench: all
+# Without a GPU, make bench says so before building anything (bench/run_bench.sh asks the probe
+# again after the build, and names the fix: bench/run_bench.sh --from CSV).
+bench:
+	@$(if $(strip $(GPU_SMS)),,echo "make bench needs a CUDA GPU, and none was found here (nvcc's" \
+	  "device query, nvidia-smi); without one, bench/run_bench.sh --from CSV draws the tables and" \
+	  "plots of a run made elsewhere$(if $(wildcard docs/results/*.csv), (e.g. --from" \
+	  "$(firstword $(wildcard docs/results/*.csv))))" >&2; exit 2)
+	@$(MAKE) --no-print-directory all
 	@CHAPTERS="$(READY)" bench/run_bench.sh
 
 sanitize: all

@@ -295,6 +295,7 @@ static int sweep(const scan_program *prog, const scan_options *opt)
         free(out);
         free(ref);
     }
+    report_summary(stdout, opt->csv);
     return status;
 }
 
@@ -309,6 +310,7 @@ int main(int argc, char **argv)
         .default_sizes = DEFAULT_SIZES,
         .default_size_count = (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
         .default_reps = 10,
+        .host_only = 1,
     };
     scan_options opt;
     cli_parse_or_exit(argc, argv, &prog, &opt);

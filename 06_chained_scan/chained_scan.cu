@@ -654,6 +654,7 @@ int main(int argc, char **argv)
             .default_size_count = (int)(sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0]),
             .default_reps = 5,
             .stress = 1,
+            .test_big_case = 1, /* make test's n > 2^31 case of the chained scans */
         },
         .scan = chained_scan,
         .tile = TILE_ITEMS,

@@ -808,6 +808,7 @@ int main(int argc, char **argv)
             .stress = 1,
             .modes = MODES,
             .mode_count = (int)(sizeof MODES / sizeof MODES[0]),
+            .test_big_case = 1, /* make test's n > 2^31 case of the look-back (07 to 10) */
         },
         .scan = lookback_scan,
         .tile = TILE_ITEMS,

@@ -171,17 +171,34 @@ typedef struct recurrence_sums {
     double log_max;   /**< log of the largest such product over any range up to t (≥ 0) */
 } recurrence_sums;
 
-/** Advance the sums by the pair (a, b). */
-static void recurrence_step(recurrence_sums *s, float a, float b)
+/** g_t: 1 + u, or 1 where multiplying by a is exact. */
+static double growth_of(float a)
 {
-    const double grow = exact_factor(a) ? 1.0 : 1.0 + FLOAT_UNIT;
+    return exact_factor(a) ? 1.0 : 1.0 + FLOAT_UNIT;
+}
+
+/** log(g_t·|a_t|): the one costly term of a step, which needs no earlier step. */
+static double log_step(float a)
+{
+    return a == 0.0f ? -INFINITY : log(growth_of(a) * fabs((double)a));
+}
+
+/** Advance the sums by the pair (a, b), whose log_step() is `step`. */
+static void recurrence_advance(recurrence_sums *s, float a, float b, double step)
+{
+    const double grow = growth_of(a);
     s->h = (double)a * s->h + (double)b;
     s->size = fabs((double)a) * s->size + fabs((double)b);
     s->grown = grow * fabs((double)a) * s->grown + fabs((double)b);
     s->grown_max = fmax(s->grown_max, s->grown);
-    const double step = a == 0.0f ? -INFINITY : log(grow * fabs((double)a));
     s->log_run = fmax(0.0, s->log_run + step);
     s->log_max = fmax(s->log_max, s->log_run);
+}
+
+/** Advance the sums by the pair (a, b). */
+static void recurrence_step(recurrence_sums *s, float a, float b)
+{
+    recurrence_advance(s, a, b, log_step(a));
 }
 
 /**
@@ -192,9 +209,18 @@ static void recurrence_step(recurrence_sums *s, float a, float b)
 void affine_f32_reference(op_data *d)
 {
     const float *x = (const float *)d->in;
+    /* The sums are a serial recurrence, but their logarithms need no earlier step: those first,
+       on every core (into d->slack, which the serial loop then overwrites element by element),
+       and e^log_max only when log_max grows. The n > 2^31 case has 2^31 steps. */
+#pragma omp parallel for schedule(static)
+    for (size_t t = 0; t < d->n; ++t)
+        d->slack[t] = log_step(x[2 * t]);
     recurrence_sums s = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    double exp_of = 0.0, exp_max = 1.0; /* e^log_max, for log_max = exp_of */
     for (size_t t = 0; t < d->n; ++t) {
-        recurrence_step(&s, x[2 * t], x[2 * t + 1]);
+        recurrence_advance(&s, x[2 * t], x[2 * t + 1], d->slack[t]);
+        if (s.log_max != exp_of)
+            exp_of = s.log_max, exp_max = exp(s.log_max);
         d->exact[t] = s.h;
         d->magnitude[t] = s.size;
         d->growth[t] = s.grown;
@@ -203,7 +229,7 @@ void affine_f32_reference(op_data *d)
            loses is then multiplied by products of a's (at most e^log_max) and, lost in an a, by
            a partial b (at most P_max); twice that, for the second-order terms. The check applies
            the rounding growth (1 + u)^{4d}. */
-        d->slack[t] = 2.0 * 2.0 * ((double)t + 1.0) * FLOAT_UNDERFLOW * exp(s.log_max) *
+        d->slack[t] = 2.0 * 2.0 * ((double)t + 1.0) * FLOAT_UNDERFLOW * exp_max *
                       (1.0 + s.grown_max);
     }
 }

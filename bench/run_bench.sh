@@ -42,6 +42,16 @@ refuse_noise() {
 
 csv_only=0
 [ "${1:-}" = --csv-only ] && csv_only=1
+# without a GPU there is nothing to measure: say so first, and what can be done here instead
+no_gpu_fix="without one, bench/run_bench.sh --from CSV draws the tables and plots of a run made elsewhere"
+no_gpu_fix="$no_gpu_fix$(for f in docs/results/*.csv; do [ -f "$f" ] && echo " (e.g. --from $f)" && break; done)"
+if [ "${1:-}" != --from ]; then
+  . tests/gpu_env.sh
+  if [ -n "$GPU_REASON" ]; then
+    echo "make bench needs a CUDA GPU: $GPU_REASON; $no_gpu_fix" >&2
+    exit 2
+  fi
+fi
 if [ "$csv_only" -eq 0 ] && ! command -v gnuplot >/dev/null; then
   echo "make bench: gnuplot not found, and the plots must come from the same run as the tables:" \
        "install it (apt-get install gnuplot-nox), or measure with bench/run_bench.sh --csv-only" \
@@ -59,12 +69,6 @@ if [ "${1:-}" = --from ]; then
   trap 'rm -rf "$tmp"' EXIT
   status=0
 else
-  . tests/gpu_env.sh
-  if [ -n "$GPU_REASON" ]; then
-    echo "make bench needs a CUDA GPU: $GPU_REASON" >&2
-    exit 2
-  fi
-
   # program label, command: what runs, in this order (the label names the series in table and plots)
   PROGRAMS=(
     "baselines|build/bench/baselines"

@@ -5,11 +5,12 @@
  * Numbers are parsed digit by digit with an explicit overflow check instead of strtoull(), whose
  * silent acceptance of "-5" (it wraps) and leading blanks would let bad input through.
  */
-#define _POSIX_C_SOURCE 200809L /* _exit() */
+#define _GNU_SOURCE /* getopt_long() */
 
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,40 +112,31 @@ static void list_variants(const scan_program *prog, char *buf, size_t len)
         used += (size_t)snprintf(buf + used, len - used, "%s%s", v ? ", " : "", prog->variants[v]);
 }
 
-/**
- * If `arg` is option `name`, point `*value` at its value ("--name=value" or the next argument)
- * and return 1; return 0 if `arg` is another option. Sets `*missing` when the value is absent.
- */
-static int take_value(const char *arg, const char *name, int argc, char **argv, int *i,
-                      const char **value, int *missing)
-{
-    size_t len = strlen(name);
-    if (strncmp(arg, name, len) != 0)
-        return 0;
-    if (arg[len] == '=') {
-        *value = arg + len + 1;
-        return 1;
-    }
-    if (arg[len] != '\0')
-        return 0;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return 1;
-    }
-    *value = argv[++*i];
-    return 1;
-}
+/** The most modes a chapter may register (scan_program::modes). */
+#define CLI_MAX_MODES 16
 
-/** The chapter's mode whose option `arg` is ("--name" or "--name=value"), or NULL. */
-static const scan_mode *find_mode(const scan_program *prog, const char *arg)
-{
-    for (int m = 0; m < prog->mode_count; ++m) {
-        const size_t len = strlen(prog->modes[m].option);
-        if (strncmp(arg, prog->modes[m].option, len) == 0 && (arg[len] == '\0' || arg[len] == '='))
-            return &prog->modes[m];
-    }
-    return NULL;
-}
+/** getopt_long()'s code of each shared long option; a chapter's mode m is OPT_MODE + m. Codes
+    above 255, so that none is taken for a short option's letter. */
+enum option_code {
+    OPT_HELP = 256, OPT_SELF_TEST, OPT_EXCLUSIVE, OPT_CSV, OPT_REPS, OPT_SEED, OPT_STRESS,
+    OPT_INPUT, OPT_OUTPUT, OPT_VARIANT, OPT_MODE
+};
+
+/** The shared long options (their order is --help's); a chapter's modes follow them. */
+static const struct option SHARED_OPTIONS[] = {
+    {"help", no_argument, NULL, OPT_HELP},
+    {"self-test", no_argument, NULL, OPT_SELF_TEST},
+    {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
+    {"csv", no_argument, NULL, OPT_CSV},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"stress", required_argument, NULL, OPT_STRESS},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"output", required_argument, NULL, OPT_OUTPUT},
+    {"variant", required_argument, NULL, OPT_VARIANT},
+};
+/** How many. */
+#define SHARED_OPTION_COUNT ((int)(sizeof SHARED_OPTIONS / sizeof SHARED_OPTIONS[0]))
 
 /** The options, one bit each, to find one given twice. */
 enum option_bit {
@@ -164,103 +156,179 @@ static int given_twice(unsigned *seen, unsigned bit, const char *name, char *err
     return 0;
 }
 
+/** The option `code` stands for, as the user would write it in full ("-n", "--reps"). */
+static const char *option_name(const struct option *table, int code, char *buf, size_t len)
+{
+    if (code == 'n' || code == 'h')
+        snprintf(buf, len, "-%c", code);
+    for (int i = 0; table[i].name; ++i)
+        if (table[i].val == code)
+            snprintf(buf, len, "--%s", table[i].name);
+    return buf;
+}
+
+/** The message for `arg`, a long option getopt_long() did not take: unknown, or an abbreviation
+    of several ("--s": --seed, --self-test, --stress). */
+static void unknown_long_option(const struct option *table, const char *arg, char *err,
+                                size_t errlen)
+{
+    const size_t len = strcspn(arg + 2, "=");
+    char matches[256] = "";
+    size_t used = 0;
+    int count = 0;
+    for (int i = 0; table[i].name; ++i)
+        if (strncmp(table[i].name, arg + 2, len) == 0 && used < sizeof matches) {
+            used += (size_t)snprintf(matches + used, sizeof matches - used, "%s--%s",
+                                     count ? ", " : "", table[i].name);
+            ++count;
+        }
+    if (count > 1)
+        snprintf(err, errlen, "option '%.*s' is ambiguous: it could be %s; write more of it",
+                 (int)len + 2, arg, matches);
+    else
+        snprintf(err, errlen, "unknown option '%s'; run './run --help' to see the options", arg);
+}
+
 int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt, char *err,
               size_t errlen)
 {
+    struct option table[SHARED_OPTION_COUNT + CLI_MAX_MODES + 1];
     unsigned seen = 0;
+    char name[64];
     memset(opt, 0, sizeof *opt);
     opt->reps = prog->default_reps;
     opt->seed = CLI_DEFAULT_SEED;
     opt->variant = -1;
 
-    for (int i = 1; i < argc; ++i) {
-        const char *arg = argv[i];
-        const char *value = NULL;
-        const scan_mode *mode;
-        int missing = 0;
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+    /* the shared options, then the chapter's modes ("--two-streams" is "two-streams" here) */
+    int options = 0;
+    for (int i = 0; i < SHARED_OPTION_COUNT; ++i)
+        table[options++] = SHARED_OPTIONS[i];
+    for (int m = 0; m < prog->mode_count && m < CLI_MAX_MODES; ++m) {
+        const scan_mode *mode = &prog->modes[m];
+        table[options].name = mode->option + 2;
+        table[options].has_arg = mode->count ? required_argument : no_argument;
+        table[options].flag = NULL;
+        table[options++].val = OPT_MODE + m;
+    }
+    memset(&table[options], 0, sizeof table[options]);
+
+    /* As every GNU tool: "-n 10", "-n10", "--reps 3", "--reps=3", a long option abbreviated
+       while it stays unambiguous ("--self" is --self-test), and "--" ends the options. "+":
+       stop at the first argument that is not an option (this program takes none: it is an
+       error below); ":": report a missing value as ':' so that our own message says which.
+       optind = 0 starts getopt afresh (glibc), so that cli_parse() may be called again. */
+    opterr = 0;
+    optind = 0;
+    for (;;) {
+        const int at = optind ? optind : 1; /* the argument getopt is about to read */
+        const int code = getopt_long(argc, argv, "+:hn:", table, NULL);
+        if (code == -1)
+            break;
+        const char *value = optarg;
+        if (code == '?') {
+            if (optopt >= OPT_HELP)
+                snprintf(err, errlen, "option '%s' takes no value; write %s alone",
+                         option_name(table, optopt, name, sizeof name), name);
+            else if (optopt)
+                snprintf(err, errlen, "unknown option '-%c'; run './run --help' to see the "
+                         "options", optopt);
+            else
+                unknown_long_option(table, argv[at], err, errlen);
+            return EXIT_USAGE;
+        }
+        if (code == ':') { /* an option that needs a value came last */
+            const char *what = option_name(table, optopt, name, sizeof name);
+            if (optopt == 'n')
+                snprintf(err, errlen, "option '-n' needs a value, e.g. -n 1000000 or -n 2^20");
+            else if (optopt == OPT_REPS)
+                snprintf(err, errlen, "option '--reps' needs a value, e.g. --reps 20");
+            else if (optopt == OPT_SEED)
+                snprintf(err, errlen, "option '--seed' needs a value, e.g. --seed 42");
+            else if (optopt == OPT_STRESS)
+                snprintf(err, errlen, "option '--stress' needs a run count, e.g. --stress 1000");
+            else if (optopt == OPT_INPUT)
+                snprintf(err, errlen, "option '--input' needs a file name, e.g. --input data.bin");
+            else if (optopt == OPT_OUTPUT)
+                snprintf(err, errlen, "option '--output' needs a file name, e.g. --output "
+                         "scan.bin");
+            else if (optopt == OPT_VARIANT) {
+                char names[256];
+                list_variants(prog, names, sizeof names);
+                snprintf(err, errlen, "option '--variant' needs a name; this chapter has: %s, all",
+                         names);
+            } else
+                snprintf(err, errlen, "option '%s' needs a value, e.g. %s 10", what, what);
+            return EXIT_USAGE;
+        }
+        switch (code) {
+        case 'h':
+        case OPT_HELP:
             if (given_twice(&seen, SEEN_HELP, "--help", err, errlen))
                 return EXIT_USAGE;
             opt->help = 1;
-        } else if (strcmp(arg, "--self-test") == 0) {
+            break;
+        case OPT_SELF_TEST:
             if (given_twice(&seen, SEEN_SELF_TEST, "--self-test", err, errlen))
                 return EXIT_USAGE;
             opt->self_test = 1;
-        } else if (strcmp(arg, "--exclusive") == 0) {
+            break;
+        case OPT_EXCLUSIVE:
             if (given_twice(&seen, SEEN_EXCLUSIVE, "--exclusive", err, errlen))
                 return EXIT_USAGE;
             opt->exclusive = 1;
-        } else if (strcmp(arg, "--csv") == 0) {
+            break;
+        case OPT_CSV:
             if (given_twice(&seen, SEEN_CSV, "--csv", err, errlen))
                 return EXIT_USAGE;
             opt->csv = 1;
-        } else if (take_value(arg, "-n", argc, argv, &i, &value, &missing)) {
-            if (given_twice(&seen, SEEN_N, "-n", err, errlen))
-                return EXIT_USAGE;
-            if (missing) {
-                snprintf(err, errlen, "option '-n' needs a value, e.g. -n 1000000 or -n 2^20");
-                return EXIT_USAGE;
-            }
-            if (cli_parse_size(value, &opt->n, err, errlen))
+            break;
+        case 'n':
+            if (given_twice(&seen, SEEN_N, "-n", err, errlen) ||
+                cli_parse_size(value, &opt->n, err, errlen))
                 return EXIT_USAGE;
             opt->n_given = 1;
-        } else if (take_value(arg, "--reps", argc, argv, &i, &value, &missing)) {
+            break;
+        case OPT_REPS: {
             uint64_t reps = 0;
-            if (given_twice(&seen, SEEN_REPS, "--reps", err, errlen))
-                return EXIT_USAGE;
-            if (missing) {
-                snprintf(err, errlen, "option '--reps' needs a value, e.g. --reps 20");
-                return EXIT_USAGE;
-            }
-            if (parse_count("--reps", value, 1, CLI_MAX_REPS, &reps, err, errlen))
+            if (given_twice(&seen, SEEN_REPS, "--reps", err, errlen) ||
+                parse_count("--reps", value, 1, CLI_MAX_REPS, &reps, err, errlen))
                 return EXIT_USAGE;
             opt->reps = (int)reps;
-        } else if (take_value(arg, "--seed", argc, argv, &i, &value, &missing)) {
-            if (given_twice(&seen, SEEN_SEED, "--seed", err, errlen))
+            break;
+        }
+        case OPT_SEED:
+            if (given_twice(&seen, SEEN_SEED, "--seed", err, errlen) ||
+                parse_count("--seed", value, 0, UINT64_MAX, &opt->seed, err, errlen))
                 return EXIT_USAGE;
-            if (missing) {
-                snprintf(err, errlen, "option '--seed' needs a value, e.g. --seed 42");
-                return EXIT_USAGE;
-            }
-            if (parse_count("--seed", value, 0, UINT64_MAX, &opt->seed, err, errlen))
-                return EXIT_USAGE;
-        } else if (take_value(arg, "--stress", argc, argv, &i, &value, &missing)) {
+            break;
+        case OPT_STRESS: {
             uint64_t runs = 0;
-            if (given_twice(&seen, SEEN_STRESS, "--stress", err, errlen))
-                return EXIT_USAGE;
-            if (missing) {
-                snprintf(err, errlen, "option '--stress' needs a run count, e.g. --stress 1000");
-                return EXIT_USAGE;
-            }
-            if (parse_count("--stress", value, 1, CLI_MAX_STRESS, &runs, err, errlen))
+            if (given_twice(&seen, SEEN_STRESS, "--stress", err, errlen) ||
+                parse_count("--stress", value, 1, CLI_MAX_STRESS, &runs, err, errlen))
                 return EXIT_USAGE;
             opt->stress = (int)runs;
-        } else if (take_value(arg, "--input", argc, argv, &i, &value, &missing)) {
-            if (given_twice(&seen, SEEN_INPUT, "--input", err, errlen))
+            break;
+        }
+        case OPT_INPUT:
+        case OPT_OUTPUT: {
+            const int input = code == OPT_INPUT;
+            if (given_twice(&seen, input ? SEEN_INPUT : SEEN_OUTPUT,
+                            input ? "--input" : "--output", err, errlen))
                 return EXIT_USAGE;
-            if (missing || value[0] == '\0') {
-                snprintf(err, errlen, "option '--input' needs a file name, e.g. --input data.bin");
-                return EXIT_USAGE;
-            }
-            opt->input = value;
-        } else if (take_value(arg, "--output", argc, argv, &i, &value, &missing)) {
-            if (given_twice(&seen, SEEN_OUTPUT, "--output", err, errlen))
-                return EXIT_USAGE;
-            if (missing || value[0] == '\0') {
-                snprintf(err, errlen, "option '--output' needs a file name, e.g. --output scan.bin");
+            if (value[0] == '\0') { /* --input= */
+                snprintf(err, errlen, "option '%s' needs a file name, e.g. %s", input ? "--input"
+                         : "--output", input ? "--input data.bin" : "--output scan.bin");
                 return EXIT_USAGE;
             }
-            opt->output = value;
-        } else if (take_value(arg, "--variant", argc, argv, &i, &value, &missing)) {
+            *(input ? &opt->input : &opt->output) = value;
+            break;
+        }
+        case OPT_VARIANT: {
             char names[256];
             if (given_twice(&seen, SEEN_VARIANT, "--variant", err, errlen))
                 return EXIT_USAGE;
             list_variants(prog, names, sizeof names);
-            if (missing) {
-                snprintf(err, errlen, "option '--variant' needs a name; this chapter has: %s, all",
-                         names);
-                return EXIT_USAGE;
-            }
             opt->variant = -2;
             if (strcmp(value, "all") == 0)
                 opt->variant = -1;
@@ -272,7 +340,10 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
                          names);
                 return EXIT_USAGE;
             }
-        } else if ((mode = find_mode(prog, arg)) != NULL) {
+            break;
+        }
+        default: { /* a chapter's mode */
+            const scan_mode *mode = &prog->modes[code - OPT_MODE];
             if (opt->mode && opt->mode != mode) {
                 snprintf(err, errlen, "%s and %s are separate modes; give one of them",
                          opt->mode->option, mode->option);
@@ -283,29 +354,18 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
             opt->mode = mode;
             if (mode->count) {
                 uint64_t count = 0;
-                take_value(arg, mode->option, argc, argv, &i, &value, &missing);
-                if (missing) {
-                    snprintf(err, errlen, "option '%s' needs a value, e.g. %s 10", mode->option,
-                             mode->option);
-                    return EXIT_USAGE;
-                }
                 if (parse_count(mode->option, value, 1, CLI_MAX_STRESS, &count, err, errlen))
                     return EXIT_USAGE;
                 opt->mode_count = (int)count;
-            } else if (strcmp(arg, mode->option) != 0) {
-                snprintf(err, errlen, "option '%s' takes no value; write %s alone", mode->option,
-                         mode->option);
-                return EXIT_USAGE;
             }
-        } else if (arg[0] == '-') {
-            snprintf(err, errlen, "unknown option '%s'; run './run --help' to see the options",
-                     arg);
-            return EXIT_USAGE;
-        } else {
-            snprintf(err, errlen,
-                     "unexpected argument '%s'; options start with '-' (see './run --help')", arg);
-            return EXIT_USAGE;
+            break;
         }
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, errlen, "unexpected argument '%s'; options start with '-' (see './run "
+                 "--help')", argv[optind]);
+        return EXIT_USAGE;
     }
 
     if (opt->help)
@@ -346,6 +406,55 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
     return 0;
 }
 
+/** Print one run of the checks line: `run` (e.g. "--float-sum --stress 100"), as make test runs
+    it unless `all`: a self-test with -n 2^30 (its sizes below 2^31) where the chapter does not
+    run its n > 2^31 case in make test, a stress test at most ::CLI_TEST_STRESS times. */
+static void print_check(FILE *f, const scan_program *prog, const char *run, size_t len, int all)
+{
+    char word[64];
+    int self_test = 0;
+    for (size_t at = 0; at < len;) {
+        size_t w = strcspn(run + at, " ");
+        w = w < len - at ? w : len - at;
+        snprintf(word, sizeof word, "%.*s", (int)w, run + at);
+        self_test |= strcmp(word, "--self-test") == 0;
+        fprintf(f, "%s%s", at ? " " : "", word);
+        if (!all && strcmp(word, "--stress") == 0) { /* its count, at most CLI_TEST_STRESS */
+            at += w + 1;
+            w = strcspn(run + at, " ");
+            w = w < len - at ? w : len - at;
+            const long runs = strtol(run + at, NULL, 10);
+            fprintf(f, " %ld", runs < CLI_TEST_STRESS ? runs : CLI_TEST_STRESS);
+        }
+        at += w + 1;
+    }
+    if (self_test && !all && !prog->test_big_case)
+        fprintf(f, " -n 2^30");
+}
+
+/** Print the line "make test runs: …" (or, with `all`, "make test-all runs: …"): the checks
+    tests/run_tests.sh runs for this chapter in that tier, separated by " | ". */
+static void print_checks(FILE *f, const scan_program *prog, int all)
+{
+    fprintf(f, "make test%s runs: ", all ? "-all" : "");
+    print_check(f, prog, "--self-test", strlen("--self-test"), all);
+    if (prog->stress) {
+        fprintf(f, " | ");
+        print_check(f, prog, "--stress 1000", strlen("--stress 1000"), all);
+    }
+    for (int m = 0; m < prog->mode_count; ++m) {
+        const char *test = prog->modes[m].test;
+        while (test && *test) { /* several runs, separated by " | " */
+            const char *bar = strstr(test, " | ");
+            const size_t len = bar ? (size_t)(bar - test) : strlen(test);
+            fprintf(f, " | ");
+            print_check(f, prog, test, len, all);
+            test = bar ? bar + 3 : test + len;
+        }
+    }
+    fprintf(f, "\n");
+}
+
 void cli_print_help(FILE *f, const scan_program *prog)
 {
     char names[256];
@@ -382,20 +491,23 @@ void cli_print_help(FILE *f, const scan_program *prog)
             "  --variant NAME      one of: %s, all (default: all, side by side)\n"
             "  --csv               machine-readable rows instead of the table\n"
             "  --help              this text\n"
-            "\nExit status: 0 success, 1 a result was wrong, 2 bad usage or input, 3 CUDA "
-            "trouble,\n  4 a write failed (disk full, I/O error: --output keeps the file it would "
-            "replace).\n",
-            names);
-    fprintf(f, "make test runs: --self-test%s", prog->stress ? " | --stress 1000" : "");
-    for (int m = 0; m < prog->mode_count; ++m)
-        if (prog->modes[m].test)
-            fprintf(f, " | %s", prog->modes[m].test);
-    fprintf(f, "\n");
+            "Long options may be shortened while unambiguous (--self for --self-test); -n10 is\n"
+            "-n 10; -- ends the options.\n"
+            "\nExit status: 0 success, 1 a result was wrong, 2 bad usage or input, %s"
+            "(disk full, I/O error: --output keeps the file it would replace).\n",
+            names, prog->host_only ? "4 a write failed\n  "
+                                   : "3 CUDA trouble,\n  4 a write failed ");
+    print_checks(f, prog, 0);
+    print_checks(f, prog, 1);
 }
+
+/** 1 once a failed write has been reported: the exit handler then says nothing more. */
+static int write_failure_reported = 0;
 
 void cli_fail(int status, const char *fmt, ...)
 {
     va_list args;
+    write_failure_reported = status == EXIT_WRITE;
     fflush(stdout);
     fputs("run: ", stderr);
     va_start(args, fmt);
@@ -409,7 +521,7 @@ void cli_fail(int status, const char *fmt, ...)
 static void check_stdout(void)
 {
     errno = 0;
-    if (fflush(stdout) != 0 || ferror(stdout)) {
+    if ((fflush(stdout) != 0 || ferror(stdout)) && !write_failure_reported) {
         const int e = errno;
         fprintf(stderr, "run: cannot write standard output: %s; the report is incomplete\n",
                 e ? strerror(e) : "a write failed");

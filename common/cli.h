@@ -43,6 +43,8 @@ extern "C" {
 #define CLI_MAX_VARIANTS 16
 /** Largest count `--stress R` (or a chapter's mode that takes a count) accepts. */
 #define CLI_MAX_STRESS 1000000
+/** Most runs per size of a stress test in `make test` (`make test-all` runs the count listed). */
+#define CLI_TEST_STRESS 100
 
 struct scan_options;
 
@@ -55,8 +57,10 @@ typedef struct scan_mode {
     const char *option; /**< the option, e.g. "--two-streams" */
     const char *count;  /**< NULL: a flag; else the name of the whole number it takes, e.g. "R" */
     const char *help;   /**< its line in `--help` */
-    const char *test;   /**< arguments `make test` runs it with ("--two-streams 200"; several
-                             runs separated by " | "), or NULL */
+    const char *test;   /**< arguments `make test-all` runs it with ("--two-streams 200";
+                             several runs separated by " | "), or NULL; `make test` runs them
+                             with a stress count of at most ::CLI_TEST_STRESS and a self-test
+                             with -n 2^30 (scan_program::test_big_case) */
     int combines;       /**< 0: a mode of its own, given alone; 1: it chooses *what* is scanned
                              (an operator, a type) and combines with `--self-test`, `--stress R`,
                              `--input/--output` and `-n`, which `run` then carries out itself;
@@ -84,7 +88,12 @@ typedef struct scan_program {
     int default_reps;                /**< timed repetitions when `--reps` is not given */
     int stress;                      /**< 1: accepts `--stress R` (a scan with races between blocks) */
     const scan_mode *modes;          /**< the chapter's own modes, or NULL */
-    int mode_count;                  /**< entries in `modes` */
+    int mode_count;                  /**< entries in `modes` (at most 16) */
+    int host_only;                   /**< 1: no GPU code (chapter 01): `--help` lists no exit
+                                          status 3, which only CUDA trouble gives */
+    int test_big_case;               /**< 1: `make test` runs this chapter's n > 2^31 case (one
+                                          chapter of each single-pass family); 0: its self-tests
+                                          run `-n 2^30` there, and only `make test-all` runs it */
 } scan_program;
 
 /** The parsed command line. */

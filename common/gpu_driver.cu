@@ -388,6 +388,7 @@ static int sweep(const gpu_chapter *ch, const scan_options *opt)
         free(ref);
     }
     device_arrays_free(&d);
+    report_summary(stdout, opt->csv);
     return status;
 }
 

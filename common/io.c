@@ -251,6 +251,8 @@ static void cleanup_signals_blocked(int block, sigset_t *saved)
 /** What kind of file system object `st` is, for messages ("a FIFO", "a device", …). */
 static const char *file_kind(const struct stat *st)
 {
+    if (S_ISREG(st->st_mode))
+        return "a regular file";
     if (S_ISDIR(st->st_mode))
         return "a folder";
     if (S_ISFIFO(st->st_mode))
@@ -262,13 +264,64 @@ static const char *file_kind(const struct stat *st)
     return "not a regular file";
 }
 
+/** "standard output" or "standard error" when `st` is the file one of them writes to (the
+    report and the messages would be lost when it is replaced), else NULL; `kind` then says what
+    that stream is ("a pipe", "a terminal", "a regular file"). */
+static const char *std_stream(const struct stat *st, const char **kind)
+{
+    static const int fds[] = {STDOUT_FILENO, STDERR_FILENO};
+    static const char *const names[] = {"standard output", "standard error"};
+    for (int i = 0; i < 2; ++i) {
+        struct stat s;
+        if (fstat(fds[i], &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino) {
+            *kind = S_ISFIFO(s.st_mode) ? "a pipe" : isatty(fds[i]) ? "a terminal" : file_kind(&s);
+            return names[i];
+        }
+    }
+    return NULL;
+}
+
 /** 1 when the pending output replaces an existing file (which stays intact until the commit). */
 static int pending_replaces = 0;
+
+/**
+ * The message for `path`, a symbolic link whose target does not exist (stat() failed with
+ * `e`): where it points, and whether that file could be made. A dangling link is not written
+ * through (as cp does not: it would make a file where the link's owner may not expect one).
+ */
+static void dangling_link(const char *path, int e, char *err, size_t errlen)
+{
+    char target[PATH_MAX], shown[2 * PATH_MAX];
+    const ssize_t len = readlink(path, target, sizeof target - 1);
+    if (e == ELOOP || len < 0) {
+        snprintf(err, errlen, "--output '%s' is a symbolic link that leads nowhere (%s); give "
+                 "a file path", path, strerror(e == ELOOP ? e : errno));
+        return;
+    }
+    target[len] = '\0';
+    /* a relative target is relative to the link's folder */
+    const char *slash = strrchr(path, '/');
+    snprintf(shown, sizeof shown, "%.*s%s", target[0] != '/' && slash ? (int)(slash - path + 1)
+             : 0, path, target);
+    char folder[2 * PATH_MAX];
+    const char *last = strrchr(shown, '/');
+    snprintf(folder, sizeof folder, "%.*s", last ? (int)(last - shown) + (last == shown) : 1,
+             last ? shown : ".");
+    struct stat st;
+    if (stat(folder, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(err, errlen, "--output '%s' is a symbolic link to '%s', which does not exist; "
+                 "a link is written through only to a file that exists: give '%s' itself, or "
+                 "create it first", path, shown, shown);
+    else
+        snprintf(err, errlen, "--output '%s' is a symbolic link to '%s', in a folder that does "
+                 "not exist; give a file path", path, shown);
+}
 
 int io_output_begin(const char *path, char *err, size_t errlen)
 {
     static char resolved[PATH_MAX];
     struct stat st;
+    const char *stream, *kind = "";
     if (strcmp(path, "-") == 0) {
         snprintf(err, errlen, "--output '-' would mix the scan with the report on standard output; "
                  "give a file name (./- for a file named '-')");
@@ -278,16 +331,35 @@ int io_output_begin(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "--output path is too long; use a shorter one");
         return EXIT_USAGE;
     }
-    /* A symbolic link is written through: the file it names is replaced, the link stays. */
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    const int is_link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+    pending_replaces = stat(path, &st) == 0;
+    const int stat_errno = errno;
+    /* The report goes to standard output, the messages to standard error: replacing the file
+       either writes to (/dev/stdout, or `> G` and --output G) would lose them. */
+    if (pending_replaces && (stream = std_stream(&st, &kind)) != NULL) {
+        snprintf(err, errlen, "--output '%s' is %s (%s here), where %s; give another file",
+                 path, stream, kind, strcmp(stream, "standard output") == 0 ? "the report goes"
+                 : "the messages go");
+        return EXIT_USAGE;
+    }
+    if (is_link) {
+        /* A symbolic link is written through: the file it names is replaced, the link stays. */
+        if (!pending_replaces) {
+            dangling_link(path, stat_errno, err, errlen);
+            return EXIT_USAGE;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            snprintf(err, errlen, "--output '%s' is a symbolic link to %s; give the path of a "
+                     "regular file", path, file_kind(&st));
+            return EXIT_USAGE;
+        }
         if (!realpath(path, resolved) || strlen(resolved) + 16 >= sizeof pending_tmp) {
-            snprintf(err, errlen, "--output '%s' is a symbolic link to nothing that can be "
-                     "written; give a file path", path);
+            snprintf(err, errlen, "--output '%s' is a symbolic link whose target's path cannot "
+                     "be found (%s); give the target's path", path, strerror(errno));
             return EXIT_USAGE;
         }
         path = resolved;
     }
-    pending_replaces = stat(path, &st) == 0;
     if (pending_replaces) {
         /* Only a regular file is replaced: renaming over a FIFO, a device or a socket would
            destroy what the path names, not write to it. */
@@ -314,14 +386,19 @@ int io_output_begin(const char *path, char *err, size_t errlen)
             return EXIT_USAGE;
         }
     }
-    /* The temporary file lives in the target's folder, so rename() is atomic. */
+    /* The temporary file lives in the target's folder, so rename() is atomic. Its name,
+       ".NAME.tmpXXXXXX", must itself be a name the file system accepts (NAME_MAX bytes): a
+       long NAME is cut to fit. */
     const char *slash = strrchr(path, '/');
-    int dir_len = slash ? (int)(slash - path + 1) : 0;
+    const char *base = slash ? slash + 1 : path;
+    const int dir_len = slash ? (int)(slash - path + 1) : 0;
+    const int base_room = NAME_MAX - (int)strlen("..tmpXXXXXX");
+    const int base_len = (int)strlen(base) < base_room ? (int)strlen(base) : base_room;
     install_cleanup();
     sigset_t saved;
     cleanup_signals_blocked(1, &saved);
-    const int length = snprintf(pending_tmp, sizeof pending_tmp, "%.*s.%s.tmpXXXXXX", dir_len,
-                                path, slash ? slash + 1 : path);
+    const int length = snprintf(pending_tmp, sizeof pending_tmp, "%.*s.%.*s.tmpXXXXXX", dir_len,
+                                path, base_len, base);
     pending_fd = length > 0 && (size_t)length < sizeof pending_tmp ? mkstemp(pending_tmp) : -1;
     const int e = errno;
     if (pending_fd < 0)
@@ -384,7 +461,7 @@ static int write_failed(const char *what, int e, char *err, size_t errlen)
     return EXIT_WRITE;
 }
 
-int io_output_commit(const int32_t *data, size_t n, char *err, size_t errlen)
+int io_output_write(const int32_t *data, size_t n, char *err, size_t errlen)
 {
     const char *p = (const char *)data;
     size_t left = n * sizeof(int32_t);
@@ -414,6 +491,22 @@ int io_output_commit(const int32_t *data, size_t n, char *err, size_t errlen)
     pending_fd = -1;
     if (closed != 0)
         return write_failed("close", errno, err, errlen);
+    return 0;
+}
+
+int io_output_publish(char *err, size_t errlen)
+{
+    /* Everything the run has printed must have reached standard output before the old file is
+       replaced: an exit status 4 (a write failed) never follows a replacement. */
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        const int e = errno;
+        snprintf(err, errlen, "cannot write standard output: %s; the report is incomplete, so "
+                 "--output '%s' was not %s", e ? strerror(e) : "a write failed", pending_path,
+                 pending_replaces ? "replaced: the file there is unchanged" : "written");
+        io_output_abandon();
+        return EXIT_WRITE;
+    }
     sigset_t saved;
     cleanup_signals_blocked(1, &saved);
     const int renamed = rename(pending_tmp, pending_path);
@@ -424,6 +517,12 @@ int io_output_commit(const int32_t *data, size_t n, char *err, size_t errlen)
     if (renamed != 0)
         return write_failed("rename", e, err, errlen);
     return 0;
+}
+
+int io_output_commit(const int32_t *data, size_t n, char *err, size_t errlen)
+{
+    const int status = io_output_write(data, n, err, errlen);
+    return status ? status : io_output_publish(err, errlen);
 }
 
 int io_write_int32(const char *path, const int32_t *data, size_t n, char *err, size_t errlen)

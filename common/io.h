@@ -5,9 +5,10 @@
  * The file format is the simplest possible: n little-endian int32 values, 4·n bytes, no header.
  * `--input` is read like any Unix tool reads a file (a pipe, a FIFO, `-` for standard input).
  * `--output` is written to a temporary file beside the target and renamed into place only when
- * the scan is complete and verified, so a failed run (wrong result, bad input, CUDA error, a full
- * disk, even a crash) never leaves a half-written or wrong output file behind, and the file it
- * would replace stays as it was.
+ * the scan is complete and verified and the run's report has reached standard output, so a
+ * failed run (wrong result, bad input, CUDA error, a full disk or standard output, even a crash)
+ * never leaves a half-written or wrong output file behind, and the file it would replace stays
+ * as it was.
  */
 #ifndef SCAN_IO_H
 #define SCAN_IO_H
@@ -55,14 +56,20 @@ size_t io_input_limit(void);
  * otherwise the new file is theirs, as with `sed -i`); ACLs and extended attributes are not
  * carried over. A symbolic link is followed, and the file it names is replaced (the link stays).
  * Refused: a folder, a FIFO, a device or a socket, and a dangling link (renaming a file over any
- * of those would destroy it, not write to it); a file with more than one hard link (renaming
- * would cut it off from its other names, and writing into it could leave it half-written); and
- * `-` (standard output carries the report). `--output` may name the `--input` file, on purpose:
+ * of those would destroy it, not write to it); the file standard output or standard error
+ * writes to (the report or the messages would be lost); a file with more than one hard link
+ * (renaming would cut it off from its other names, and writing into it could leave it
+ * half-written); and `-` (standard output carries the report). `--output` may name the
+ * `--input` file, on purpose:
  * the input is read whole before this is called, and replaced only when the result is verified
  * (a scan in place). An exit handler, and a handler of SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
  * SIGXCPU and SIGXFSZ (unless the signal was ignored at start, as under nohup), remove the
- * temporary file if the program ends without io_output_commit(); only SIGKILL or a crash can
- * leave it behind (empty, and hidden: `.NAME.tmpXXXXXX`).
+ * temporary file if the program ends without io_output_publish(); only SIGKILL or a crash can
+ * leave it behind (empty, and hidden: `.NAME.tmpXXXXXX`, NAME cut so that the whole fits the
+ * file system's 255 bytes). Each refusal says what the path is: standard output or standard
+ * error (`/dev/stdout`, or the file `>` sends the report to), a folder, a FIFO, a
+ * device, a socket, a link to one of those, or a link to a file that does not exist (not
+ * written through, as cp does not).
  * \param path   the `--output` path
  * \param err    receives a one-line message naming the problem and the fix on failure
  * \param errlen size of `err`
@@ -71,11 +78,24 @@ size_t io_input_limit(void);
 int io_output_begin(const char *path, char *err, size_t errlen);
 
 /**
- * \brief Write `n` elements to the pending output, flush them to disk (fsync) and rename the
- *        file to the path given to io_output_begin().
+ * \brief Write `n` elements to the pending output's temporary file and flush them to disk
+ *        (fsync); the path given to io_output_begin() is not touched yet.
  * \return 0 on success, ::EXIT_WRITE if writing failed (disk full, I/O error, a file-size limit;
  *         message in `err`): the temporary file is removed and a file that was there is intact
  */
+int io_output_write(const int32_t *data, size_t n, char *err, size_t errlen);
+
+/**
+ * \brief After io_output_write() and the last line of the report: check that everything printed
+ *        reached standard output (fflush), then rename the file into place. So the file is
+ *        replaced only when the whole report was written: a full or closed standard output
+ *        leaves the old file as it was (exit ::EXIT_WRITE), never a new file and a failure.
+ * \return 0 on success, ::EXIT_WRITE (message in `err`, the temporary file removed)
+ */
+int io_output_publish(char *err, size_t errlen);
+
+/** \brief io_output_write(), then io_output_publish(): for a program with nothing to print in
+           between. */
 int io_output_commit(const int32_t *data, size_t n, char *err, size_t errlen);
 
 /** \brief Drop the pending output, if any, leaving nothing behind. */

@@ -29,8 +29,27 @@ void report_header(FILE *f, const report_column *cols, int ncols, int csv)
     }
 }
 
+/** What the rows printed so far say, for report_summary(). */
+static struct {
+    long checked, wrong, noisy; /* rows with a check cell; of them, WRONG and marked noisy */
+    int has_noise;              /* a table with a noise column was printed */
+} tally;
+
 void report_row(FILE *f, const report_column *cols, int ncols, int csv, const char *const *cells)
 {
+    const char *check = NULL, *noise = NULL;
+    for (int c = 0; c < ncols; ++c) {
+        if (strcmp(cols[c].title, "check") == 0)
+            check = cells[c];
+        else if (strcmp(cols[c].title, "noise") == 0)
+            noise = cells[c];
+    }
+    if (check && strcmp(check, "-") != 0) { /* a memcpy row checks nothing */
+        ++tally.checked;
+        tally.wrong += strcmp(check, "ok") != 0;
+        tally.noisy += noise && strcmp(noise, "-") != 0;
+    }
+    tally.has_noise |= noise != NULL;
     for (int c = 0; c < ncols; ++c) {
         if (csv)
             fprintf(f, "%s%s", c ? "," : "", cells[c]);
@@ -39,6 +58,16 @@ void report_row(FILE *f, const report_column *cols, int ncols, int csv, const ch
     }
     fputc('\n', f);
     fflush(f);
+}
+
+void report_summary(FILE *f, int csv)
+{
+    if (tally.has_noise)
+        report_note(f, csv, "summary: %ld rows checked, %ld wrong, %ld noisy", tally.checked,
+                    tally.wrong, tally.noisy);
+    else
+        report_note(f, csv, "summary: %ld rows checked, %ld wrong (this table marks no noise)",
+                    tally.checked, tally.wrong);
 }
 
 void report_note(FILE *f, int csv, const char *fmt, ...)

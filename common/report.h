@@ -38,6 +38,14 @@ void report_header(FILE *f, const report_column *cols, int ncols, int csv);
 void report_row(FILE *f, const report_column *cols, int ncols, int csv, const char *const *cells);
 
 /**
+ * \brief The line that ends a table: "summary: N rows checked, W wrong, K noisy", counted from
+ *        every report_row() so far whose table has a `check` column (a row whose check is "-",
+ *        a memcpy, is not counted) and, where the table has one, a `noise` column (a cell other
+ *        than "-" is noisy). As a note: behind "# " in CSV.
+ */
+void report_summary(FILE *f, int csv);
+
+/**
  * \brief Print an informational line: as is in a table, behind "# " in CSV, so that a CSV reader
  *        can skip it.
  */

@@ -292,10 +292,12 @@ int scan_file_run(const scan_program *prog, const scan_options *opt, const int32
     if (status != EXIT_OK) {
         io_output_abandon();
     } else if (opt->output) {
-        const int failed = io_output_commit(out, n, err, sizeof err);
-        if (failed)
-            cli_fail(failed, "%s", err);
+        /* the report's last line before the file is renamed into place (common/io.h) */
+        if (io_output_write(out, n, err, sizeof err))
+            cli_fail(EXIT_WRITE, "%s", err);
         printf("wrote %zu elements to %s\n", n, opt->output);
+        if (io_output_publish(err, sizeof err))
+            cli_fail(EXIT_WRITE, "%s", err);
     }
     free(ref);
     free(out);

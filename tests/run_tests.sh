@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
-# The runner behind `make test` (docs/CONVENTIONS.md §7). `make test` builds everything first; this runs:
+# The runner behind `make test`, `make test-all` and `make check` (docs/CONVENTIONS.md §7).
+# `make test` builds everything first; this runs:
 #   host suites  - unit tests of common/, the scan-network models and their figures, the command
 #                  line of every chapter, \file blocks, helpers carried over between chapters
-#                  unchanged, chapter 01's self-test (no GPU needed)
-#   GPU suites   - CUDA helper tests and every GPU chapter's --self-test, when the probe finds a
-#                  CUDA device that runs our code; otherwise each is reported as skipped, with why
-#   tests/run_tests.sh --gpu-only: the GPU suites alone, as make test runs them
-#   tests/run_tests.sh --quick (make check): the quick tier, a minute: unit tests, chapter 01's
-#                  command line, the citations, and every chapter's --self-test up to n = 2^20
+#                  unchanged, the README's tables against their sources, chapter 01's self-test
+#                  (no GPU needed)
+#   GPU suites   - CUDA helper tests and every GPU chapter's command line, --self-test and the
+#                  checks its --help lists ("make test runs: ..."), when the probe finds a CUDA
+#                  device that runs our code; otherwise each is reported as skipped, with why
+# Tiers:
+#   tests/run_tests.sh (make test): the first hour's tier. Every self-test runs its sizes below
+#                  2^31 (-n 2^30), but for one chapter of each single-pass family (06, 08),
+#                  which runs its n > 2^31 case too; a stress test runs at most 100 times per
+#                  size (each chapter's --help lists these checks, "make test runs: ..."); the
+#                  fuzz of the command line tries 300 command lines.
+#   tests/run_tests.sh --all (make test-all): the exhaustive tier: every check as the chapters'
+#                  --help lists it, every n > 2^31 case, the fuzz at 1500 command lines.
+#   tests/run_tests.sh --quick (make check): unit tests, chapter 01's command line, the
+#                  citations, and every chapter's --self-test up to n = 2^20
+#   --gpu-only (with either of the first two): the GPU suites alone, as that tier runs them
+# TEST_TIER (test, all or quick) is exported for the suites that have tiers of their own.
 # Each suite's full output goes to build/tests/logs/; a line "SKIP what: why" in it (a case the
-# suite could not run here) is shown and counted as skipped. Suites that only check correctness
+# suite could not run here) is shown under the suite's line, as a case skipped inside it. Suites
 # run side by side in one batch, host and GPU suites together (the CUDA helpers, whose test times
 # a kernel, run alone first); each PASS/FAIL line shows its seconds, and the lines come in a
-# fixed order. The last line is "N passed, N failed, N skipped"; the exit status is non-zero if
-# anything failed.
+# fixed order. The last line counts suites, "N passed, N failed, N skipped"; the exit status is
+# non-zero if anything failed.
 # Environment: CHAPTERS (chapter folders that exist); TEST_JOBS (default: one suite per core, at
 # most 4 of them on the GPU). Their n > 2^31 cases, which need tens of GiB each, wait for room
 # in a shared budget of host memory (SCAN_BIG_CASE_LOCK and SCAN_BIG_CASE_BUDGET,
@@ -22,11 +34,26 @@ set -u
 cd "$(dirname "$0")/.."
 LOGS=build/tests/logs
 mkdir -p "$LOGS"
-passed=0 failed=0 skipped=0
-quick=0
+passed=0 failed=0 skipped=0 inner=0  # suites; and cases skipped inside passing suites
+quick=0 all=0
 gpu_only=0  # --gpu-only: the GPU suites alone (a device call too short for the whole run)
-[ "${1:-}" = --quick ] && quick=1
-[ "${1:-}" = --gpu-only ] && gpu_only=1
+for arg in "$@"; do
+  case $arg in
+    --quick) quick=1 ;;
+    --all) all=1 ;;
+    --gpu-only) gpu_only=1 ;;
+    *) echo "usage: tests/run_tests.sh [--quick | --all] [--gpu-only]" >&2; exit 2 ;;
+  esac
+done
+[ "$quick" -eq 1 ] && [ "$all" -eq 1 ] && { echo "tests/run_tests.sh: --quick or --all, not both" >&2; exit 2; }
+TEST_TIER=test
+[ "$all" -eq 1 ] && TEST_TIER=all
+[ "$quick" -eq 1 ] && TEST_TIER=quick
+export TEST_TIER
+# the fuzz's command lines (what make test and make test-all run of each chapter, the chapter's
+# --help says: chapter_checks below)
+FUZZ_LINES=300
+[ "$all" -eq 1 ] && FUZZ_LINES=1500
 cores=$(nproc 2>/dev/null || echo 1)
 host_jobs=${TEST_JOBS:-$cores}
 gpu_jobs=${TEST_JOBS:-$(( cores < 4 ? cores : 4 ))}
@@ -41,13 +68,14 @@ SCAN_BIG_CASE_BUDGET=$(awk '/^MemAvailable:/ { printf "%.0f", $2 * 1024 * 0.9 }'
 export SCAN_BIG_CASE_BUDGET
 rm -f "$SCAN_BIG_CASE_LOCK"
 
-# inner_skips NAME LOG: every "SKIP what: why" line a suite printed, counted and shown as a skip
+# inner_skips LOG: every "SKIP what: why" line a suite printed, shown under the suite's line and
+# counted apart (the suite itself passed or failed)
 inner_skips() {
   local line
   while IFS= read -r line; do
-    skipped=$((skipped + 1))
-    printf 'SKIP  %-46s %s\n' "$1:" "${line#SKIP }"
-  done < <(sed -n 's/^[[:space:]]*\(SKIP [^:]*: .*\)$/\1/p' "$2")
+    inner=$((inner + 1))
+    printf '      skipped inside: %s\n' "${line#SKIP }"
+  done < <(sed -n 's/^[[:space:]]*\(SKIP [^:]*: .*\)$/\1/p' "$1")
 }
 
 # run_suite NAME COMMAND... : run, record pass/fail, show the summary line or the failure's tail
@@ -68,7 +96,7 @@ run_suite() {
     printf 'FAIL  %-46s %4ss  (exit %s; last lines of %s follow)\n' "$name" "$took" "$status" "$log"
     tail -n 25 "$log" | sed 's/^/      /'
   fi
-  inner_skips "$name" "$log"
+  inner_skips "$log"
 }
 
 # Suites side by side: queue_suite NAME COMMAND... adds a host suite to the batch, queue_gpu_suite
@@ -80,7 +108,7 @@ queue_suite() { queued+=("$(printf '%q ' "$@")"); queued_kind+=(host); }
 queue_gpu_suite() { queued+=("$(printf '%q ' "$@")"); queued_kind+=(gpu); }
 queue_heading() { queued+=("$1"); queued_kind+=(heading); }  # skip_suite() queues a skip
 run_batch() {
-  local jobs=$1 gpu_jobs=$2 dir next=0 shown=0 running=0 p f s cmd gpu_running
+  local jobs=$1 gpu_jobs=$2 dir next=0 shown=0 running=0 p f s i cmd gpu_running
   if [ "$jobs" -le 1 ]; then
     for ((p = 0; p < ${#queued[@]}; ++p)); do
       case ${queued_kind[p]} in
@@ -97,7 +125,7 @@ run_batch() {
     while [ "$running" -lt "$jobs" ] && [ "$next" -lt "${#queued[@]}" ]; do
       if [ "${queued_kind[next]}" = heading ] || [ "${queued_kind[next]}" = skip ]; then
         echo "${queued[next]}" >"$dir/$next.out"
-        if [ "${queued_kind[next]}" = skip ]; then echo "0 0 1"; else echo "0 0 0"; fi >"$dir/$next.counts"
+        if [ "${queued_kind[next]}" = skip ]; then echo "0 0 1 0"; else echo "0 0 0 0"; fi >"$dir/$next.counts"
         next=$((next + 1))
         continue
       fi
@@ -108,9 +136,9 @@ run_batch() {
         done
         [ "$gpu_running" -lt "$gpu_jobs" ] || [ "$running" -eq 0 ] || break
       fi
-      (passed=0 failed=0 skipped=0
+      (passed=0 failed=0 skipped=0 inner=0
        eval "run_suite ${queued[next]}" >"$dir/$next.out"
-       echo "$passed $failed $skipped" >"$dir/$next.counts") &
+       echo "$passed $failed $skipped $inner" >"$dir/$next.counts") &
       next=$((next + 1)) running=$((running + 1))
     done
     if [ "$running" -gt 0 ]; then
@@ -120,14 +148,15 @@ run_batch() {
     if [ "$running" -le 0 ] && [ "$next" -ge "${#queued[@]}" ]; then
       wait  # every runner has ended: one that left no counts died, and failed
       for ((p = shown; p < ${#queued[@]}; ++p)); do
-        [ -f "$dir/$p.counts" ] || echo "0 1 0" >"$dir/$p.counts"
+        [ -f "$dir/$p.counts" ] || echo "0 1 0 0" >"$dir/$p.counts"
         [ -s "$dir/$p.out" ] || echo "FAIL  ${queued[p]} (its runner died)" >"$dir/$p.out"
       done
     fi
     while [ "$shown" -lt "${#queued[@]}" ] && [ -f "$dir/$shown.counts" ]; do
       cat "$dir/$shown.out"
-      read -r p f s <"$dir/$shown.counts"
-      passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s)) shown=$((shown + 1))
+      read -r p f s i <"$dir/$shown.counts"
+      passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s)) inner=$((inner + i))
+      shown=$((shown + 1))
     done
   done
   wait
@@ -202,7 +231,7 @@ sanitize_refuses() {
 }
 
 # make's own messages: a wrong SMS is refused with the list nvcc accepts; a chapter number that
-# CHAPTER_DIRS lacks is refused with the range it has (no fixed list anywhere else); and the
+# CHAPTER_DIRS lacks is refused with the chapters written (no fixed list anywhere else); and the
 # default SMS: a GPU's own; all of ALL_SMS with FAT=1, or for make all without a GPU; TEST_SMS
 # for every other build without a GPU
 check_make_messages() {
@@ -216,11 +245,13 @@ check_make_messages() {
   else
     echo "SKIP make SMS=xyz: no nvcc here to list the valid values"
   fi
-  last=$(make --no-print-directory -pn help 2>/dev/null | sed -n 's/^CHAPTER_DIRS := //p' | tr ' ' '\n' |
-         grep . | tail -n 1 | sed 's/_.*//; s/^0*//')
-  out=$(make --no-print-directory BUILD="$scratch" chapter-99 2>&1) && { echo "make chapter-99 succeeded"; status=1; }
-  case $out in *"there is no chapter 99; the chapters are 1 to $last"*) echo "chapter-99: refused, chapters 1 to $last" ;;
-    *) echo "make chapter-99 says '$out', not the chapters 1 to $last of CHAPTER_DIRS"; status=1 ;; esac
+  local written n
+  written=$(for c in ${CHAPTERS:-}; do echo "${c%%_*}"; done | sed 's/^0*//' | tr '\n' ' ' | sed 's/ $//')
+  for n in 99 0; do
+    out=$(make --no-print-directory BUILD="$scratch" chapter-$n 2>&1) && { echo "make chapter-$n succeeded"; status=1; }
+    case $out in *"there is no chapter $n; the chapters written are $written"*) echo "chapter-$n: refused, chapters $written" ;;
+      *) echo "make chapter-$n says '$out', not the chapters written, $written"; status=1 ;; esac
+  done
   # a make that builds nothing leaves the flags alone (else the next build would start over)
   make --no-print-directory BUILD="$scratch/quiet" help >/dev/null 2>&1
   if [ -e "$scratch/quiet/flags.txt" ]; then echo "make help wrote the build's flags"; status=1; fi
@@ -245,11 +276,14 @@ first_variant() {
   "$1/run" --help | sed -n 's/.*one of: \([^,]*\),.*/\1/p' | head -n 1
 }
 
-# the checks a chapter's --help says make test runs besides the self-test, one per line, words
-# joined by _ (its last line reads "make test runs: --self-test | --stress 1000 | ...")
-chapter_modes() {
-  "$1/run" --help | sed -n 's/^make test runs: //p' | tr '|' '\n' | sed 's/^ *//; s/ *$//' |
-    grep -v -e '^--self-test$' -e '^$' | tr ' ' _
+# the checks a chapter's --help says this tier runs, one per line, words joined by _: its line
+# "make test runs: --self-test -n 2^30 | --stress 100 | ..." or, for make test-all, "make
+# test-all runs: --self-test | --stress 1000 | ..." (common/cli.c writes both)
+chapter_checks() {
+  local line="make test runs: "
+  [ "$all" -eq 1 ] && line="make test-all runs: "
+  "$1/run" --help | sed -n "s/^$line//p" | tr '|' '\n' | sed 's/^ *//; s/ *$//' | grep -v '^$' |
+    tr ' ' _
 }
 
 # every "docs/CONVENTIONS.md §N" (or "§N–§M", "§N, §M") in the code and docs names a section that
@@ -351,21 +385,28 @@ if [ "$gpu_only" -eq 0 ]; then
       skip_suite "bench marks and refuses noise" "gnuplot not found (bench/run_bench.sh --from needs it)"
     fi
     queue_suite "quoted % of memcpy from the same run" tests/check_pct_memcpy.sh
+    if command -v python3 >/dev/null; then
+      queue_suite "README's command times from their runs" python3 tests/time_commands.py check
+    else
+      skip_suite "README's command times from their runs" "python3 not found (tests/time_commands.py)"
+    fi
     queue_suite "\\file blocks" check_file_blocks
     queue_suite "make's messages and default SMS" check_make_messages
     queue_suite "carried-over helpers unchanged" tests/check_carried.sh $CHAPTERS
     queue_suite "chapter notes follow the outline" tests/check_notes.sh $CHAPTERS
     queue_suite "expected output has the programs' headers" tests/check_expected_output.py $CHAPTERS
-    queue_suite "01_cpu_serial --self-test" 01_cpu_serial/run --self-test
+    for check in $(chapter_checks 01_cpu_serial); do
+      queue_suite "01_cpu_serial $(echo "$check" | tr _ ' ')" 01_cpu_serial/run $(echo "$check" | tr _ ' ')
+    done
     # the host code under AddressSanitizer and UBSan (build/asan: make tests builds it); a leak at
     # exit is not undefined behaviour, and exits by cli_fail() leave allocations behind on purpose
     export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
     queue_suite "host unit tests (ASan, UBSan)" build/asan/test_common
     queue_suite "command line (01, ASan, UBSan)" tests/test_cli.sh build/asan/cpu_serial serial
     queue_suite "01 --self-test -n 70000 (ASan, UBSan)" build/asan/cpu_serial --self-test -n 70000
-    # the fuzz in two halves, so that two cores share it (the same 1500 command lines)
-    queue_suite "fuzz: command line and files 1/2 (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial 1500 20161101 1/2
-    queue_suite "fuzz: command line and files 2/2 (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial 1500 20161101 2/2
+    # the fuzz in two halves, so that two cores share it (the same FUZZ_LINES command lines)
+    queue_suite "fuzz: $FUZZ_LINES command lines 1/2 (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial "$FUZZ_LINES" 20161101 1/2
+    queue_suite "fuzz: $FUZZ_LINES command lines 2/2 (ASan, UBSan)" tests/fuzz_cli.sh build/asan/cpu_serial "$FUZZ_LINES" 20161101 2/2
   fi
 fi
 
@@ -379,8 +420,7 @@ if [ -n "$GPU_REASON" ]; then
   for c in $GPU_CHAPTERS; do
     if [ "$quick" -eq 1 ]; then skip_suite "$c --self-test -n $QUICK_N" "$GPU_REASON"; continue; fi
     queue_suite "command line ($c, usage)" tests/test_cli.sh "$c/run" "$(first_variant "$c")" usage-only
-    skip_suite "$c --self-test" "$GPU_REASON"
-    for mode in $(chapter_modes "$c"); do skip_suite "$c $(echo "$mode" | tr _ ' ')" "$GPU_REASON"; done
+    for check in $(chapter_checks "$c"); do skip_suite "$c $(echo "$check" | tr _ ' ')" "$GPU_REASON"; done
   done
 else
   for c in $GPU_CHAPTERS; do
@@ -389,14 +429,19 @@ else
       continue
     fi
     queue_gpu_suite "command line ($c)" tests/test_cli.sh "$c/run" "$(first_variant "$c")"
-    queue_gpu_suite "$c --self-test" "$c/run" --self-test
-    for mode in $(chapter_modes "$c"); do
-      queue_gpu_suite "$c $(echo "$mode" | tr _ ' ')" "$c/run" $(echo "$mode" | tr _ ' ')
+    for check in $(chapter_checks "$c"); do
+      queue_gpu_suite "$c $(echo "$check" | tr _ ' ')" "$c/run" $(echo "$check" | tr _ ' ')
     done
   done
 fi
 run_batch "$host_jobs" "$gpu_jobs"
 [ -n "$GPU_CHAPTERS" ] || echo "(no GPU chapters written yet)"
 
+case $TEST_TIER in
+  test) tier="make test (make test-all: every n > 2^31 case, stress and fuzz at full length)" ;;
+  all) tier="make test-all" ;;
+  *) tier="make check" ;;
+esac
+echo "== $((passed + failed + skipped)) suites, $tier; $inner case(s) skipped inside suites, listed under them"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

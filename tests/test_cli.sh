@@ -61,6 +61,14 @@ expect_usage "give one of them" --input fixture_a.bin -n 4
 expect_usage "'-n' is given twice" -n 4 -n 5
 expect_usage "'--reps' is given twice" --reps 2 --reps=3
 expect_usage "'--csv' is given twice" --csv --csv
+# options as every GNU tool parses them (getopt_long): -n10 is -n 10, abbreviations while
+# unambiguous, -- ends the options
+expect_usage "'-n' is given twice" -n4 -n 5
+expect_usage "'--reps' is given twice" --rep 2 --reps=3
+expect_usage "option '--s' is ambiguous: it could be --self-test, --seed, --stress" --s
+expect_usage "unexpected argument '-n'" -- -n 5
+expect_usage "-n '=10' is not a size" -n=10
+expect_usage "'--csv' takes no value" --cs=1
 rm -f fixture_out.bin
 
 # ---- bad files: exit 2, one line, no output written
@@ -86,8 +94,20 @@ mkfifo fixture_fifo
 expect_usage "is a FIFO" --input fixture_a.bin --output fixture_fifo
 kept fifo fixture_fifo
 ln -s fixture_nowhere/x.bin fixture_dangling
-expect_usage "symbolic link to nothing" --input fixture_a.bin --output fixture_dangling
+expect_usage "symbolic link to 'fixture_nowhere/x.bin', in a folder that does not exist" --input fixture_a.bin --output fixture_dangling
 kept "symbolic link" fixture_dangling
+ln -s fixture_new.bin fixture_dangling_new  # its target could be made: still not written through, as cp does
+expect_usage "symbolic link to 'fixture_new.bin', which does not exist" --input fixture_a.bin --output fixture_dangling_new
+kept "symbolic link" fixture_dangling_new
+checks=$((checks + 1))
+[ ! -e fixture_new.bin ] || fail "a dangling link's target was made"
+# the file the report goes to is never --output: /dev/stdout into a pipe, or the file of '>'
+checks=$((checks + 1))
+"$RUN" --input fixture_a.bin --output /dev/stdout 2>stderr.txt | cat >/dev/null
+status=${PIPESTATUS[0]}
+[ "$status" -eq 2 ] && grep -q "'/dev/stdout' is standard output (a pipe here), where the report goes" stderr.txt ||
+  fail "--output /dev/stdout into a pipe: exit $status, $(cat stderr.txt)"
+expect_usage "'stdout.txt' is standard output (a regular file here)" --input fixture_a.bin --output stdout.txt
 if [ "$(id -u)" -eq 0 ] && mknod fixture_null c 1 3 2>/dev/null; then  # a device node (root only)
   expect_usage "is a device" --input fixture_a.bin --output fixture_null
   kept "character special file" fixture_null
@@ -136,12 +156,18 @@ else
   skip "--input - from a terminal" "python3 not found (it makes the terminal)"
 fi
 # a FIFO that nobody writes: the program waits, as cat does, says so, and never reports a result
+# (it waits 4 s: started here, in the background, and looked at at the end)
 checks=$((checks + 1))
 mkfifo fixture_lonely
-timeout 4 "$RUN" --input fixture_lonely >stdout.txt 2>stderr.txt
-status=$?
-[ "$status" -eq 124 ] && grep -q "waiting for a writer" stderr.txt && ! grep -q verified stdout.txt ||
-  fail "--input of a FIFO with no writer: exit $status, stderr '$(cat stderr.txt)', stdout '$(cat stdout.txt)'"
+timeout 4 "$RUN" --input fixture_lonely >fixture_lonely.out 2>fixture_lonely.err &
+lonely=$!
+lonely_fifo() {
+  local status
+  wait "$lonely"
+  status=$?
+  [ "$status" -eq 124 ] && grep -q "waiting for a writer" fixture_lonely.err && ! grep -q verified fixture_lonely.out ||
+    fail "--input of a FIFO with no writer: exit $status, stderr '$(cat fixture_lonely.err)', stdout '$(cat fixture_lonely.out)'"
+}
 # writing to a full standard output is a write error, not a success
 checks=$((checks + 1))
 if [ -w /dev/full ]; then
@@ -154,6 +180,13 @@ else
 fi
 checks=$((checks + 1))
 "$RUN" --help >stdout.txt 2>stderr.txt && grep -q -- "--self-test" stdout.txt || fail "--help"
+checks=$((checks + 1))  # exit status 3 is CUDA trouble: listed only where there is CUDA code
+case $(head -n 1 stdout.txt) in
+  01_cpu_serial:*) ! grep -q "CUDA" stdout.txt || fail "chapter 01's --help mentions CUDA: $(grep CUDA stdout.txt)" ;;
+  *) grep -q "3 CUDA trouble" stdout.txt || fail "--help lists no exit status 3" ;;
+esac
+checks=$((checks + 1))
+"$RUN" --he >stdout.txt 2>stderr.txt && grep -q -- "--self-test" stdout.txt || fail "--he (for --help)"
 cp stdout.txt fixture_help.txt  # the modes' blocks below read it (each expect_usage rewrites stdout.txt)
 
 # ---- chapter 09's operators: each mode's --input format is checked before the GPU is touched
@@ -177,6 +210,7 @@ if grep -q -- '^  --compact ' fixture_help.txt; then
 fi
 
 if [ "$USAGE_ONLY" = usage-only ]; then
+  lonely_fifo
   echo "command line tests (usage only: no GPU here): $checks checks, $failures failed"
   [ "$failures" -eq 0 ]
   exit
@@ -211,6 +245,16 @@ elif [ ! -L fixture_link.bin ] || [ "$(od -An -tx1 fixture_target.bin | tr -d ' 
   fail "--output through a symbolic link: the link was replaced, or its target not written"
 fi
 roundtrip "empty file" "" ""
+# any name the file system takes: 255 bytes (the temporary name beside it is cut to fit)
+checks=$((checks + 1))
+long=$(printf 'x%.0s' $(seq 255))
+bytes 3 -1 4 1 -5 >fixture_in.bin
+if ! "$RUN" --input fixture_in.bin --output "$long" >stdout.txt 2>stderr.txt; then
+  fail "--output of a 255-byte name: $(cat stderr.txt)"
+elif ! bytes 3 2 6 7 2 | cmp -s - "$long" || [ -n "$(ls -A | grep '\.tmp')" ]; then
+  fail "--output of a 255-byte name: wrong content, or a temporary file left"
+fi
+rm -f "$long"
 
 # ---- --input from a pipe, a FIFO, standard input: the same answer as from a file
 piped() { # name command-producing-input... : run with the input from it, compare with the answer
@@ -232,8 +276,9 @@ piped "/dev/stdin" "$RUN" --input /dev/stdin --output fixture_got.bin <fixture_i
 piped "<(cat F)" "$RUN" --input <(cat fixture_in.bin) --output fixture_got.bin
 mkfifo fixture_fifo_in
 { sleep 1; cat fixture_in.bin >fixture_fifo_in; } &
+writer=$!
 piped "a FIFO" "$RUN" --input fixture_fifo_in --output fixture_got.bin
-wait
+wait "$writer"
 
 # in place: the output may be the input file, on purpose (it is read whole first; common/io.h)
 checks=$((checks + 1))
@@ -310,6 +355,17 @@ write_fails() { # what run-prefix... : the run must exit 4 with the old file and
 }
 write_fails "--output past ulimit -f" fixture_kept.bin \
   bash -c 'ulimit -f 4 && exec "$@"' - "$RUN" --input fixture_8k.bin --output fixture_kept.bin
+# a report that cannot be written (a full standard output): exit 4, and the file is not replaced
+checks=$((checks + 1))
+if [ -w /dev/full ]; then
+  "$RUN" --input fixture_in.bin --output fixture_kept.bin >/dev/full 2>stderr.txt
+  status=$?
+  [ "$status" -eq 4 ] && grep -q "cannot write standard output" stderr.txt && [ "$(wc -l <stderr.txt)" -eq 1 ] &&
+    bytes 5 5 5 | cmp -s - fixture_kept.bin && [ -z "$(ls -A | grep '\.tmp')" ] ||
+    fail "--output with standard output on /dev/full: exit $status (wanted 4), file $(od -An -tx1 fixture_kept.bin | tr -d ' '): $(cat stderr.txt)"
+else
+  skip "--output with a full standard output" "/dev/full is missing"
+fi
 # the same on a full disk: a small tmpfs (root, where mount works)
 mkdir fixture_tmpfs
 if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=64k tmpfs fixture_tmpfs 2>/dev/null; then
@@ -372,5 +428,6 @@ checks=$((checks + 1))
 "$RUN" --self-test -n 40 >stdout.txt 2>stderr.txt || fail "run --self-test -n 40 exited non-zero"
 grep -q "self-test passed" stdout.txt || fail "self-test -n 40: no pass line"
 
+lonely_fifo
 echo "command line tests: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]

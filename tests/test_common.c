@@ -130,10 +130,39 @@ static void test_cli_good(void)
     CHECK(parse(&opt, err, &TEST_PROG, files) == 0);
     CHECK(strcmp(opt.input, "a.bin") == 0 && strcmp(opt.output, "b.bin") == 0);
 
+    /* as every GNU tool parses them (getopt_long): a value joined to a short option, long
+       options abbreviated while unambiguous, "--" at the end of the options */
+    const char *joined[] = {"-n10", "--rep", "4", "--self", "--var=beta", "--ex", "--", NULL};
+    CHECK(parse(&opt, err, &TEST_PROG, joined) == 0);
+    CHECK(opt.n_given && opt.n == 10 && opt.reps == 4 && opt.self_test && opt.variant == 1 &&
+          opt.exclusive);
+    const char *spaced[] = {"-n", "2^4", "-h", NULL};
+    CHECK(parse(&opt, err, &TEST_PROG, spaced) == 0 && opt.n == 16 && opt.help);
+    const char *clustered[] = {"-hn", "7", NULL};
+    CHECK(parse(&opt, err, &TEST_PROG, clustered) == 0 && opt.n == 7 && opt.help);
+    const char *value_dash[] = {"--seed", "-0", NULL}; /* a value may start with '-' */
+    CHECK(parse(&opt, err, &TEST_PROG, value_dash) == EXIT_USAGE && strstr(err, "--seed '-0'"));
+    const char *again[] = {"-n5", NULL}; /* a second parse starts afresh (getopt's state reset) */
+    CHECK(parse(&opt, err, &TEST_PROG, again) == 0 && opt.n == 5 && !opt.self_test);
+
     const char *help[] = {"--bogus-after-help-is-still-an-error", "--help", NULL};
     CHECK(parse(&opt, err, &TEST_PROG, help) == EXIT_USAGE);
     const char *help2[] = {"--help", NULL};
     CHECK(parse(&opt, err, &TEST_PROG, help2) == 0 && opt.help);
+}
+
+/** The `--help` of `prog` into `text` ("" if it could not be had). */
+static void help_text(const scan_program *prog, char *text, size_t len)
+{
+    FILE *f = tmpfile();
+    text[0] = '\0';
+    CHECK(f != NULL);
+    if (f) {
+        cli_print_help(f, prog);
+        rewind(f);
+        text[fread(text, 1, len - 1, f)] = '\0';
+        fclose(f);
+    }
 }
 
 /** cli_parse() on every kind of bad command line: status 2 and a one-line message. */
@@ -183,6 +212,29 @@ static void test_cli_bad(void)
     CHECK(parse_fails_with("needs a file name", a21));
     const char *a22[] = {"--reps5", NULL};
     CHECK(parse_fails_with("unknown option", a22));
+    const char *a33[] = {"--s", NULL};
+    CHECK(parse_fails_with("option '--s' is ambiguous: it could be --self-test, --seed, "
+                           "--stress; write more of it", a33));
+    const char *a34[] = {"--se=4", NULL};
+    CHECK(parse_fails_with("option '--se' is ambiguous: it could be --self-test, --seed", a34));
+    const char *a35[] = {"-n=10", NULL}; /* as head -n=10: the value is "=10" */
+    CHECK(parse_fails_with("-n '=10' is not a size", a35));
+    const char *a36[] = {"--csv=1", NULL};
+    CHECK(parse_fails_with("option '--csv' takes no value; write --csv alone", a36));
+    const char *a37[] = {"--cs=1", NULL};
+    CHECK(parse_fails_with("option '--csv' takes no value", a37));
+    const char *a38[] = {"--", "-n", "5", NULL};
+    CHECK(parse_fails_with("unexpected argument '-n'", a38));
+    const char *a39[] = {"-x", NULL};
+    CHECK(parse_fails_with("unknown option '-x'", a39));
+    const char *a40[] = {"--rep", "2", "--reps=3", NULL};
+    CHECK(parse_fails_with("option '--reps' is given twice", a40));
+    const char *a41[] = {"-n", "4", "-n5", NULL};
+    CHECK(parse_fails_with("option '-n' is given twice", a41));
+    const char *a42[] = {"--variant", NULL};
+    CHECK(parse_fails_with("option '--variant' needs a name; this chapter has: alpha, beta", a42));
+    const char *a43[] = {"-", NULL};
+    CHECK(parse_fails_with("unexpected argument '-'", a43));
 
     scan_options opt;
     char err[512];
@@ -219,19 +271,54 @@ static void test_cli_bad(void)
     CHECK(parse(&opt, err, &with_modes, a31) == EXIT_USAGE && strstr(err, "separate modes"));
     const char *a32[] = {"--demo", "--rounds", "2", NULL};
     CHECK(parse(&opt, err, &with_modes, a32) == EXIT_USAGE && strstr(err, "separate modes"));
+    const char *a44[] = {"--ro=2", NULL}; /* a mode's option abbreviated, with its value */
+    CHECK(parse(&opt, err, &with_modes, a44) == 0 && opt.mode == &modes[1] && opt.mode_count == 2);
+    const char *a45[] = {"--de", "--demo", NULL};
+    CHECK(parse(&opt, err, &with_modes, a45) == EXIT_USAGE &&
+          strstr(err, "'--demo' is given twice"));
+    const char *a46[] = {"--rounds", NULL};
+    CHECK(parse(&opt, err, &with_modes, a46) == EXIT_USAGE &&
+          strstr(err, "option '--rounds' needs a value, e.g. --rounds 10"));
+    const scan_mode prefixed[] = {{.option = "--rec", .help = "a"},
+                                  {.option = "--rec-f32", .help = "b"}};
+    with_modes.modes = prefixed;
+    const char *a47[] = {"--rec", NULL}; /* an exact name wins over the longer ones it begins */
+    CHECK(parse(&opt, err, &with_modes, a47) == 0 && opt.mode == &prefixed[0]);
+    const char *a48[] = {"--rec-", NULL};
+    CHECK(parse(&opt, err, &with_modes, a48) == 0 && opt.mode == &prefixed[1]);
+    const char *a49[] = {"--r", NULL};
+    CHECK(parse(&opt, err, &with_modes, a49) == EXIT_USAGE &&
+          strstr(err, "could be --reps, --rec, --rec-f32"));
+    with_modes.modes = modes;
 
     /* --help lists the modes, and the checks make test runs (tests/run_tests.sh reads that line) */
     char text[4096] = "";
-    FILE *f = tmpfile();
-    CHECK(f != NULL);
-    if (f) {
-        cli_print_help(f, &with_modes);
-        rewind(f);
-        text[fread(text, 1, sizeof text - 1, f)] = '\0';
-        fclose(f);
-    }
+    help_text(&with_modes, text, sizeof text);
     CHECK(strstr(text, "  --rounds R          a mode with a count\n") != NULL);
-    CHECK(strstr(text, "\nmake test runs: --self-test | --rounds 3\n") != NULL);
+    CHECK(strstr(text, "\nmake test runs: --self-test -n 2^30 | --rounds 3\n"
+                       "make test-all runs: --self-test | --rounds 3\n") != NULL);
+    /* the tiers: make test caps a stress test at 100 runs and keeps a self-test below 2^31,
+       unless the chapter runs its n > 2^31 case there; make test-all runs what is listed */
+    const scan_mode tiered[] = {{.option = "--op", .help = "an operator", .combines = 1,
+                                 .test = "--op --self-test | --op --stress 500"}};
+    scan_program big = TEST_PROG;
+    big.stress = 1;
+    big.modes = tiered;
+    big.mode_count = 1;
+    for (int b = 0; b < 2; ++b) {
+        big.test_big_case = b;
+        help_text(&big, text, sizeof text);
+        CHECK(strstr(text, b ? "\nmake test runs: --self-test | --stress 100 | --op --self-test | "
+                               "--op --stress 100\n"
+                             : "\nmake test runs: --self-test -n 2^30 | --stress 100 | --op "
+                               "--self-test -n 2^30 | --op --stress 100\n") != NULL);
+        CHECK(strstr(text, "\nmake test-all runs: --self-test | --stress 1000 | --op --self-test "
+                           "| --op --stress 500\n") != NULL);
+    }
+    CHECK(strstr(text, "3 CUDA trouble") != NULL);
+    big.host_only = 1;
+    help_text(&big, text, sizeof text);
+    CHECK(strstr(text, "CUDA") == NULL && strstr(text, "4 a write failed") != NULL);
 }
 
 /* ---- references, patterns, verification ------------------------------------------------------ */
@@ -485,6 +572,85 @@ static void test_files(void)
     CHECK(link(out, path) == 0);
     CHECK(io_output_begin(out, err, sizeof err) == EXIT_USAGE && strstr(err, "2 hard links"));
     CHECK(stat(out, &st) == 0 && st.st_nlink == 2 && count_files_like(".tmp") == 0);
+
+    /* output: any name the file system takes, 255 bytes too (the temporary name is cut to fit) */
+    char long_name[600];
+    const int at = snprintf(long_name, sizeof long_name, "%s/", tmpdir);
+    memset(long_name + at, 'x', 255);
+    long_name[at + 255] = '\0';
+    CHECK(io_output_begin(long_name, err, sizeof err) == 0 && count_files_like(".tmp") == 1);
+    CHECK(io_output_commit(data, 5, err, sizeof err) == 0);
+    CHECK(io_read_int32(long_name, &back, &n, err, sizeof err) == 0 && n == 5 &&
+          same(back, data, 5));
+    free(back);
+    CHECK(count_files_like(".tmp") == 0 && unlink(long_name) == 0);
+
+    /* output: a link to a file that does not exist is refused, and says where it points */
+    snprintf(out, sizeof out, "%s/dangling", tmpdir);
+    CHECK(symlink("new.bin", out) == 0);
+    CHECK(io_output_begin(out, err, sizeof err) == EXIT_USAGE &&
+          strstr(err, "is a symbolic link to '") && strstr(err, "/new.bin', which does not exist"));
+    CHECK(unlink(out) == 0 && symlink("no/such/folder/x.bin", out) == 0);
+    CHECK(io_output_begin(out, err, sizeof err) == EXIT_USAGE &&
+          strstr(err, "in a folder that does not exist"));
+    CHECK(unlink(out) == 0 && symlink("dangling", out) == 0); /* a link to itself */
+    CHECK(io_output_begin(out, err, sizeof err) == EXIT_USAGE && strstr(err, "leads nowhere"));
+    CHECK(unlink(out) == 0 && count_files_like(".tmp") == 0);
+}
+
+/** Run `fd_target` as standard output (a file, or /dev/full) around io_output_begin() of
+    `path`, then, if `publish`, io_output_write() and io_output_publish() after printing a line;
+    standard output is put back after. Returns the first non-zero status. */
+static int output_with_stdout(const char *fd_target, const char *path, int publish, char *err)
+{
+    const int32_t data[] = {4, 5};
+    fflush(stdout);
+    const int saved = dup(STDOUT_FILENO);
+    const int fd = open(fd_target, O_WRONLY | O_CREAT, 0644);
+    dup2(fd, STDOUT_FILENO);
+    close(fd);
+    int status = io_output_begin(path, err, 512);
+    if (status == 0 && publish) {
+        printf("the report's last line\n");
+        status = io_output_write(data, 2, err, 512);
+        if (status == 0)
+            status = io_output_publish(err, 512);
+    }
+    fflush(stdout);
+    clearerr(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    return status;
+}
+
+/** The file the report goes to is never --output; a report that cannot be written leaves the
+    old file as it was (exit 4 never follows a replacement). */
+static void test_output_and_report(void)
+{
+    char path[300], err[512];
+    const int32_t old[] = {9, 9, 9};
+    int32_t *back = NULL;
+    size_t n = 0;
+    snprintf(path, sizeof path, "%s/report.txt", tmpdir);
+    CHECK(output_with_stdout(path, path, 0, err) == EXIT_USAGE &&
+          strstr(err, "is standard output (a regular file here), where the report goes"));
+    snprintf(path, sizeof path, "%s/kept.bin", tmpdir);
+    CHECK(io_write_int32(path, old, 3, err, sizeof err) == 0);
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK(output_with_stdout("/dev/full", path, 1, err) == EXIT_WRITE &&
+              strstr(err, "cannot write standard output") && strstr(err, "was not replaced"));
+        CHECK(io_read_int32(path, &back, &n, err, sizeof err) == 0 && n == 3 && same(back, old, 3));
+        free(back);
+        CHECK(count_files_like(".tmp") == 0);
+    } else {
+        printf("SKIP a full standard output: /dev/full is missing\n");
+    }
+    /* and with a standard output that works, the file is replaced */
+    char report[300];
+    snprintf(report, sizeof report, "%s/report.txt", tmpdir);
+    CHECK(output_with_stdout(report, path, 1, err) == 0);
+    CHECK(io_read_int32(path, &back, &n, err, sizeof err) == 0 && n == 2 && back[1] == 5);
+    free(back);
 }
 
 /* ---- reporting -------------------------------------------------------------------------------- */
@@ -741,6 +907,7 @@ int main(void)
     test_patterns();
     test_verify();
     test_files();
+    test_output_and_report();
     test_report();
     test_battery();
     test_file_scan();
