@@ -317,10 +317,11 @@ int main(int argc, char **argv)
     print_cpu_line(opt.csv);
 
     if (opt.self_test) {
-        /* The threaded scan's boundaries are its slices: with T threads, sizes T-1, T and T+1
-           leave some threads an empty slice, the case most easily got wrong. T goes in the
-           config's `tile` field, which the self-test prints as "tile T". The n = 2^31 + 4099
-           case needs its three arrays (24 GiB) and a quarter more free, or it is skipped. */
+        /* The threaded scan's boundaries are its slices: with T threads, size T-1 leaves one
+           thread an empty slice, the case most easily got wrong, and T and T+1 are the boundary
+           on either side. T goes in the config's `tile` field, which the self-test prints as
+           "tile T". The n = 2^31 + 4099 case needs its three arrays (24 GiB) and a quarter
+           more free, or it is skipped. */
         self_test_config cfg = {(size_t)omp_get_max_threads(), 1, SELF_TEST_BIG_N, NULL, NULL};
         size_t need = self_test_host_bytes(SELF_TEST_BIG_N);
         size_t have = host_memory_available();

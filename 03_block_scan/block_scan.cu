@@ -110,7 +110,8 @@ __device__ uint32_t warp_inclusive_scan(uint32_t x)
 
 /**
  * \brief Exclusive scan from the inclusive one: each lane takes the inclusive value of the lane
- *        below it, lane 0 takes 0 (the identity). Works for any operator, not only +.
+ *        below it, lane 0 takes 0 (the identity of +). Works for any associative operator
+ *        once 0 is replaced by that operator's identity.
  * \param inclusive this lane's inclusive scan value
  * \return the sum of the values of lanes 0 … this lane − 1
  * \pre All 32 lanes of the warp call it together.

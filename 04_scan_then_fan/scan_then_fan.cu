@@ -17,8 +17,8 @@
  *
  * Build and run: `make chapter-4 && ./run` from the top folder, or `make && ./run` here.
  * The scan-then-fan structure is the classic recursive GPU scan (Sengupta et al. 2007; the scan
- * chapter of GPU Gems 3); Merrill & Garland (2016) use it as the baseline that their
- * reduce-then-scan (our chapter 05) and single-pass scans (06–07) improve on. Every index is a
+ * chapter of GPU Gems 3); Merrill & Garland (2016) use it as the baseline that reduce-then-scan
+ * (our chapter 05) and their single-pass scans (06–07) improve on. Every index is a
  * `size_t`: n may exceed 2^31 (the add kernel of the source this chapter started from kept its
  * element index in an `int`, see the notes). Sums are kept in `uint32_t`, so overflow wraps.
  */

@@ -1,8 +1,9 @@
 /**
  * \file scan_networks.c
- * \brief Scan networks (Merrill & Garland Fig 1) as data: build the serial, Kogge-Stone,
- *        Sklansky, Brent-Kung, scan-then-propagate and reduce-then-scan networks, run them on
- *        arrays step by step, measure depth and size, check Snir's bound, and draw them as SVG.
+ * \brief Scan networks as data: build the serial, Kogge-Stone, Sklansky, Brent-Kung,
+ *        scan-then-propagate and reduce-then-scan networks, run them on arrays step by step,
+ *        measure depth and size, check Snir's bound, and draw them as SVG. Five of them are
+ *        Merrill & Garland's Fig 1a–e; scan-then-propagate is added by the course.
  *
  *     scan_networks               unit tests (part of `make test`)
  *     scan_networks --table       depth and size at n = 16, and the shared-memory bank table
