@@ -6,8 +6,8 @@
  *        already holds an inclusive prefix.
  *
  * What is new since chapter 06: there a block could publish nothing until the block before it had
- * published its inclusive prefix, so the prefixes crossed the grid one round trip through L2 per
- * block. Here a descriptor has a third state (paper §4.1), and one warp reads 32 of them at once
+ * published its inclusive prefix, so the prefixes crossed the grid one round trip through memory
+ * per block. Here a descriptor has a third state (paper §4.1), and one warp reads 32 of them at once
  * (paper §4.4):
  *  - `TILE_INVALID`   nothing published yet;
  *  - `TILE_AGGREGATE` the tile's own sum is known: published as soon as the tile is scanned,
@@ -432,7 +432,7 @@ static size_t lookback_temp_bytes(int variant, size_t n)
 /**
  * \brief The ::gpu_traffic_fn: each element read once and written once (2n), plus each tile's
  *        descriptor written twice (aggregate, then prefix): 16 bytes, the size of 4 elements.
- *        The look-backs' reads of descriptors, which L2 serves, are not counted.
+ *        The look-backs' reads of descriptors are not counted.
  */
 static double lookback_traffic(int variant, size_t n)
 {

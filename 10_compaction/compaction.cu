@@ -600,8 +600,8 @@ __device__ __forceinline__ void publish_aggregate(unsigned long long *descriptor
  *
  * When the operator's tiles write where earlier tiles read (Op::ORDERED), each lane's reads are
  * acquires of what the tiles it read released, `__syncwarp()` orders every lane's reads before
- * lane 0's store, and that store, a release, passes all of it on to the tiles that will read
- * this one.
+ * lane 0's store (by its own description, not by the memory model's rules: chapter 10's notes),
+ * and that store, a release, passes all of it on to the tiles that will read this one.
  * \return the tile's exclusive prefix (in every lane)
  * \pre One full warp calls it; every tile below `tile` was handed to a block that is running.
  */
@@ -637,7 +637,8 @@ __device__ typename Op::value look_back(unsigned long long *descriptors, unsigne
         window_last -= WARP_THREADS;
     }
     if (Op::ORDERED)
-        __syncwarp(); /* every lane's acquires, before lane 0's release of the prefix */
+        __syncwarp(); /* every lane's acquires before lane 0's release: by bar.warp.sync's
+                         description, not the memory model's rules (chapter 10's notes) */
     if (lane == 0)
         publish<Op>(descriptors, tile, TILE_PREFIX, Op::combine(exclusive_prefix, aggregate));
     return exclusive_prefix;
