@@ -77,8 +77,10 @@ mutate chain_split_flag 06_chained_scan/chained_scan.cu 's/    store_descriptor\
 # fence of a two-word protocol, and nothing caught it (--stress 100 passed on the H200 twice). No
 # test can: a run shows a reordering when one happens, never that none can. Chapter 06's
 # exercise 3 builds the two-word protocol on both sides and argues its fence from the model.)
-# the spin through the read-only cache (__ldg), a weak load: nothing in the model makes it see the
-# predecessor's store, and the compiler may hoist it out of the loop (expected: the watchdog, exit 3)
+# the spin through the read-only cache (__ldg, ld.global.nc: outside the memory model, PTX ISA
+# §8.1; the CUDA guide allows it only for data read-only for the kernel's lifetime): nothing makes
+# it see the predecessor's store, and the compiler may hoist it out of the loop (expected: the
+# watchdog, exit 3)
 mutate chain_ldg 06_chained_scan/chained_scan.cu 's/asm volatile\("ld.relaxed.gpu.global.u64 %0, \[%1\];" : "=l"\(word\) : "l"\(descriptor\) : "memory"\);/word = __ldg(descriptor);/' held-1tile "--stress 20" skip
 # the launcher's memset left out: the chunk counter then starts from the driver's poison
 # (0xA5A5A5A5), so the chunk numbers index far past the descriptors (expected: a CUDA error, exit 3)
