@@ -202,6 +202,10 @@ def gate_arch(env):
     return m.group(1) if m else "90"
 
 
+# Functions nvcc writes into its host copy of the source (cudafe1.cpp): nvcc's, not the source's.
+GENERATED = re.compile(r"^(__nv_|__cuda|__device_stub__|__sti__|_GLOBAL__)")
+
+
 def origin_of(path, mains):
     """'main' for the source itself, 'generated' for nvcc's stub file, else the path."""
     if os.path.realpath(path) in mains:
@@ -273,7 +277,7 @@ def read_host(view, obj, mains, stand_ins=frozenset()):
     for f, calls in view.calls_in.items():
         view.calls_in[f] = [(rename.get(".text." + s, s), h) for s, h in calls]
     for func, (origin, line) in first.items():
-        view.functions[func] = (origin, line, "host")
+        view.functions[func] = ("generated" if GENERATED.match(func) else origin, line, "host")
     for name in list(view.calls_in):
         view.functions.setdefault(name, ("library", 0, "host"))
     status, out = run(["readelf", "-rW", obj])

@@ -34,6 +34,7 @@ fixed functions as the course's functions it may call only where the course's ow
 import hashlib
 import os
 import re
+import threading
 
 import compiled
 import kit
@@ -211,22 +212,26 @@ def padded(text, other):
     return kit.join(segments)
 
 
-_BASELINES = {}
+_BASELINES, _BASELINE_LOCK = {}, threading.Lock()
 
 
 def baseline_view(env, rel, text, work, cuda):
     """The compiled view of a baseline (the same for every student of a class: made once)."""
     key = (rel, hashlib.sha256(text.encode()).hexdigest())
-    if key not in _BASELINES:
-        _BASELINES[key] = compiled.compile_view(env, rel, text, os.path.join(work, "baseline"), cuda)
-    return _BASELINES[key]
+    with _BASELINE_LOCK:
+        if key not in _BASELINES:
+            top = os.path.join(work, "baseline_" + key[1][:12])
+            _BASELINES[key] = compiled.compile_view(env, rel, text, top, cuda)
+        return _BASELINES[key]
 
 
-def symbol_ok(view, symbol, how, part, own_lines, cpu, course_host, seen=None, all_lines=None):
+def symbol_ok(view, symbol, how, part, own_lines, cpu, course_host, seen=None, all_lines=None,
+              around=frozenset()):
     """Why the reference of `part` to `symbol` is refused, or None. The source's own functions:
     those defined on a part's lines (own_lines) are the student's; the course's must be in
-    PART_MAY_CALL or hold a part (all_lines: a carried part, such as the warp scan in chapter
-    03, is the student's work of an earlier week). A function of a header is followed to what it
+    PART_MAY_CALL, be called by the course's code around the part (`around`: chapter 01's
+    slice_of()), or hold a part (all_lines: a carried part, such as the warp scan in chapter 03,
+    is the student's work of an earlier week). A function of a header is followed to what it
     calls."""
     info = view.functions.get(symbol)
     name = compiled.base_name(symbol)
@@ -235,7 +240,8 @@ def symbol_ok(view, symbol, how, part, own_lines, cpu, course_host, seen=None, a
             return None
         holds = view.lines_of.get(symbol, set())
         if any(a <= l <= b for a, b in (all_lines or own_lines).values() for l in holds) or \
-                name in PART_MAY_CALL.get(part, set()) or name in extra_allowed():
+                name in PART_MAY_CALL.get(part, set()) or name in around or \
+                name in extra_allowed():
             return None
         return (f"the course's {name}(), outside your parts: your part may call "
                 f"{', '.join(sorted(PART_MAY_CALL.get(part, set()))) or 'none of the course functions'}"
@@ -252,7 +258,8 @@ def symbol_ok(view, symbol, how, part, own_lines, cpu, course_host, seen=None, a
             return None
         seen.add(symbol)
         for callee, h in view.calls_in.get(symbol, []):
-            why = symbol_ok(view, callee, h, part, own_lines, cpu, course_host, seen, all_lines)
+            why = symbol_ok(view, callee, h, part, own_lines, cpu, course_host, seen, all_lines,
+                            around)
             if why:
                 return f"{why} (through {name}())"
         return None
@@ -290,14 +297,17 @@ def check(env, rel, graded, baseline, own, work, cpu, course_host=frozenset()):
             continue
         a, b = lines[part]
         seen = set()
+        # the course's functions that the code around the part calls (in the baseline)
+        holders = {f for f, ls in view.lines_of.items() if any(a <= l <= b for l in ls)}
+        around = {compiled.base_name(c) for f in holders for c, _ in base.calls_in.get(f, [])}
         for line, symbol, how, func in sorted(view.refs):
-            if not a <= line <= b or (symbol, how) in seen:
+            if not a <= line <= b or (symbol, how) in seen or compiled.GENERATED.match(symbol):
                 continue
             if how == "host" and (compiled.base_name(func) in view.kernels or
                                   func.startswith("__device_stub__")):
                 continue  # the host side of a kernel defined here: nvcc's code
             seen.add((symbol, how))
-            why = symbol_ok(view, symbol, how, part, lines, cpu, course_host, None, every)
+            why = symbol_ok(view, symbol, how, part, lines, cpu, course_host, None, every, around)
             if why:
                 reasons.append(f"part {part}, line {line}: it refers to "
                                f"{compiled.base_name(symbol)}: {why}")
@@ -323,6 +333,14 @@ def check(env, rel, graded, baseline, own, work, cpu, course_host=frozenset()):
     return reasons, stubs, None, view
 
 
+def same_line(pa, la, pb, lb):
+    """1 if line la of one preprocessed text reads as line lb of another, but for what __LINE__
+    made of each (its own line number)."""
+    a, b = pa.get(la), pb.get(lb)
+    return a == b or (a is not None and b is not None and
+                      re.sub(rf"\b{la}\b", "L", a) == re.sub(rf"\b{lb}\b", "L", b))
+
+
 def outside_changed(env, rel, graded, baseline, view, base, work, cuda):
     """The course's lines outside the parts must preprocess to the same text as in the
     baseline, and be compiled into the same functions. Their numbers differ where a part's
@@ -332,14 +350,11 @@ def outside_changed(env, rel, graded, baseline, view, base, work, cuda):
 
     def differs(pa, pb, pairs):
         for la, lb in pairs:
-            a, b = pa.get(la), pb.get(lb)
-            if a != b and (a is None or b is None or
-                           re.sub(rf"\b{la}\b", "L", a) != re.sub(rf"\b{lb}\b", "L", b)):
-                return la, a
+            if not same_line(pa, la, pb, lb):
+                return la, pa.get(la)
         return None
     pairs = outside_map(graded, baseline)
-    if differs(view.pp, base.pp, pairs) or any(view.pp.get(la) != base.pp.get(lb)
-                                               for la, lb in pairs):
+    if differs(view.pp, base.pp, pairs):
         a_pad, b_pad = padded(graded, baseline), padded(baseline, graded)
         sa = compiled.preprocess(env, rel, a_pad, os.path.join(work, "pad_a"), cuda)
         sb = compiled.preprocess(env, rel, b_pad, os.path.join(work, "pad_b"), cuda)
@@ -354,7 +369,9 @@ def outside_changed(env, rel, graded, baseline, view, base, work, cuda):
         for side in ("host", "device"):
             before = {compiled.base_name(f) for f in base.function_at(lb, side)}
             after = {compiled.base_name(f) for f in view.function_at(la, side)}
-            if before and after and not before & after:
+            emitted = {compiled.base_name(f) for f, ls in view.lines_of.items() if ls}
+            # a line of a function the graded code still has, now elsewhere or nowhere
+            if before and not before & after and (after or before & emitted):
                 reasons.append(f"{rel}:{la}: the course's line is now compiled into "
                                f"{', '.join(sorted(after))}() instead of "
                                f"{', '.join(sorted(before))}(): a part must end inside the "
@@ -392,9 +409,10 @@ def check_contest(env, rel, text, reference, work):
         a, b = function_span(text.split("\n"), f), function_span(reference.split("\n"), f)
         if b is None:
             continue
-        mine = a and [view.pp.get(l) for l in range(a[0], a[1] + 1) if view.pp.get(l)]
-        theirs = [ref.pp.get(l) for l in range(b[0], b[1] + 1) if ref.pp.get(l)]
-        if mine != theirs:
+        mine = a and [l for l in range(a[0], a[1] + 1) if view.pp.get(l)]
+        theirs = [l for l in range(b[0], b[1] + 1) if ref.pp.get(l)]
+        if not mine or len(mine) != len(theirs) or \
+                not all(same_line(view.pp, x, ref.pp, y) for x, y in zip(mine, theirs)):
             reasons.append(f"{rel}: {f}() differs from the course's: it chooses, checks or "
                            f"prints what is timed, so it must stay as it is")
         if a:
