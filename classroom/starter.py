@@ -193,20 +193,21 @@ def precheck_files(work, stubbed):
 
 
 def project():
-    """(the project's name, its address) from the top of LICENSE, the one place they are set."""
+    """(the project's name, its holder) from the top of LICENSE, the one place they are set."""
     text = open(os.path.join(kit.ROOT, "LICENSE")).read()
-    name = re.search(r"^Project: *(.+)$", text, re.M)
-    home = re.search(r"^Home: *(.+)$", text, re.M)
+    name = re.search(r"^Project: *\"?([^\"\n]+)\"?$", text, re.M)
+    holder = re.search(r"^Holder: *(.+)$", text, re.M)
     return (name.group(1).strip() if name else "GPU prefix sum, step by step",
-            home.group(1).strip() if home else "")
+            holder.group(1).strip() if holder else "its authors")
 
 
 def modified_notice(chapters, radix):
-    """The notice CC BY 4.0 asks of a modified copy (LICENSE-docs): what was changed, and when."""
-    name, home = project()
+    """The notice CC BY 4.0 asks of a modified copy (LICENSE-docs): what it is from, what was
+    changed, and when."""
+    name, holder = project()
     what = ", ".join(str(c) for c in sorted(chapters)) + (" and the radix sort" if radix else "")
-    where = home if home and not home.startswith("<") else "its address: the top of LICENSE"
-    return (f"This copy was made from {name} ({where}) by `make starter` on "
+    return (f"This copy was made from \"{name}\", by {holder}, under CC BY 4.0 (the notes) "
+            f"and the MIT License (the code), by `make starter` on "
             f"{datetime.date.today().isoformat()}, and modified for a class: the students' parts "
             f"(chapters {what or 'none'}) are replaced by stubs, later chapters, the answers and "
             f"the instructor's guide are left out, and ASSIGNMENT.md is added. The licences are in "

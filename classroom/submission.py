@@ -103,7 +103,7 @@ def prepare(env, cfg, folder, sources, find, work, reference_root=None, solution
     FileNotFoundError."""
     root = reference_root or kit.ROOT
     out = {"graded": {}, "reasons": [], "decided": True, "notes": [], "instructor": [],
-           "stubs": [], "similarity": {}, "gate_log": ""}
+           "stubs": [], "similarity": {}, "gate_log": "", "own": []}
     homes = kit.part_homes()
     carried = set()
     course_host = course_host_names(env)
@@ -135,6 +135,7 @@ def prepare(env, cfg, folder, sources, find, work, reference_root=None, solution
                         out["instructor"].append(note)
             continue
         own = [name for name, _, _ in ref_parts if homes[name][0] == folder]
+        out["own"] += own
         carried |= {name for name, _, _ in ref_parts if homes[name][0] != folder}
         theirs = {name: body for name, _, body in kit.parts(text, s)}
         missing = [name for name in own if name not in theirs]
