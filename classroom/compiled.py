@@ -298,7 +298,8 @@ def read_ptx(view, ptx, mains):
     every call is a `call` instruction after the `.loc` of its line). A function's header is
     followed by `{` at the start of a line (its body, to the `}` at the start of a line) or by
     `;` (a declaration, such as vprintf's)."""
-    files = {m.group(1): m.group(2) for m in re.finditer(r'^\s*\.file\s+(\d+)\s+"([^"]*)"', ptx, re.M)}
+    files = {m.group(1): m.group(2)
+             for m in re.finditer(r'^\s*\.file\s+(\d+)\s+"([^"]*)"', ptx, re.M)}
     raw_names, body_of = set(), {}
     header, func, origin, line, pending = None, None, None, 0, None
     for raw in ptx.splitlines():

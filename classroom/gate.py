@@ -243,9 +243,9 @@ def symbol_ok(view, symbol, how, part, own_lines, cpu, course_host, seen=None, a
                 name in PART_MAY_CALL.get(part, set()) or name in around or \
                 name in extra_allowed():
             return None
-        return (f"the course's {name}(), outside your parts: your part may call "
-                f"{', '.join(sorted(PART_MAY_CALL.get(part, set()))) or 'none of the course functions'}"
-                f" and what you write")
+        may = ", ".join(sorted(PART_MAY_CALL.get(part, set()))) or "none of the course functions"
+        return (f"the course's {name}(), outside your parts: your part may call {may} and what "
+                f"you write")
     if info and info[0] == "generated":
         return None
     if info and info[0] not in ("library",):

@@ -255,7 +255,8 @@ def honesty_output(it, gates, reasons, decided, verdict):
             "asks for it. ASSIGNMENT.md lists what a part may use; `make precheck CH=N` runs "
             "this check in your copy.")
         if not any(v.startswith("honesty") for v in verdict):
-            verdict.append("honesty: " + re.sub(r"^part [\w-]+(, line \d+)?: ", "", reasons[0])[:90])
+            verdict.append("honesty: " +
+                           re.sub(r"^part [\w-]+(, line \d+)?: ", "", reasons[0])[:90])
     elif not decided:
         gates[name] = None
         it["output"] = ("not decided: the honesty check compiles your file, and it did not "
@@ -272,7 +273,8 @@ def grade_class(number, path, out, gpu, env, only):
     meta = reports.gradescope_metadata(path)
     entries = reports.class_entries(path)
     if not entries:
-        return reports.fail(f"{path} has no submissions: put one folder (or file) per student in it")
+        return reports.fail(f"{path} has no submissions: put one folder (or file) per student "
+                            f"in it")
     csv_path = os.path.join(out, "grades.csv")
     header, old_rows = None, {}
     if only:
@@ -284,22 +286,30 @@ def grade_class(number, path, out, gpu, env, only):
         entries = only
     os.makedirs(out, exist_ok=True)
     rows, names, begun = dict(old_rows), None, time.time()
-    for e in entries:
+    cfg = CHAPTERS[number]
+
+    def one(e):
         d = os.path.join(out, re.sub(r"[^A-Za-z0-9_.-]", "_", e))
         os.makedirs(d, exist_ok=True)
-        log(f"grading {e} ...")
         t = time.time()
         try:
-            r = grade(number, os.path.join(path, e), d, gpu, env)
+            return grade(number, os.path.join(path, e), d, gpu, env), None, time.time() - t
         except Exception as exc:  # one broken submission must not stop the class
-            log(f"  {e}: the grader failed on it ({type(exc).__name__}: {exc}); grade it alone")
-            rows[e] = [e, "", "", "", f"grader error: {type(exc).__name__}: {exc}"]
-            continue
-        names = names or [t["name"] for t in r["tests"]]
-        rows[e] = reports.class_row(e, r, meta)
-        log(f"  {e}: {r['score']:g} of {r['extra_data']['max_score']:g}"
-            + (" (partial)" if r["extra_data"]["partial"] else "")
-            + f": {r['extra_data']['verdict']} ({time.time() - t:.0f} s)")
+            return None, exc, time.time() - t
+
+    jobs = runs.class_jobs(cfg.get("cpu"), gpu[0])
+    log(f"grading {len(entries)} submissions" + (f", {jobs} at a time" if jobs > 1 else ""))
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for e, (r, exc, seconds) in zip(entries, pool.map(one, entries)):
+            if r is None:
+                log(f"  {e}: the grader failed on it ({type(exc).__name__}: {exc}); grade it alone")
+                rows[e] = [e, "", "", "", f"grader error: {type(exc).__name__}: {exc}"]
+                continue
+            names = names or [t["name"] for t in r["tests"]]
+            rows[e] = reports.class_row(e, r, meta)
+            log(f"  {e}: {r['score']:g} of {r['extra_data']['max_score']:g}"
+                + (" (partial)" if r["extra_data"]["partial"] else "")
+                + f": {r['extra_data']['verdict']} ({seconds:.0f} s)")
     head = reports.CSV_HEAD + names + reports.CSV_TAIL if names else header
     if header and head != header:
         log(f"note: {csv_path} had other columns; it is rewritten with this grader's")

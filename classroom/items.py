@@ -26,17 +26,20 @@ import runs
 from runs import log, max_n, run, tail  # noqa: F401 (log: for grade.py)
 
 # The chapters as the grader sees them: the variant its speed item times, the tile near whose
-# multiples the hidden sizes sit, whether it is a single-pass chapter (--stress), and the
-# segment length of the segmented scans of chapters 02 and 03 (each segment scanned on its own).
+# multiples the hidden sizes sit, whether it is a single-pass chapter (--stress), the segment
+# length of the segmented scans of chapters 02 and 03 (each segment scanned on its own), and the
+# variants the n > 2^31 case runs where not all (those that run the student's parts).
 CHAPTERS = {
     1: {"cpu": True, "tile": None},
-    2: {"speed": "shfl", "tile": 512, "segment": 32, "extra": [31, 33, 32 * 1000 + 7]},
-    3: {"speed": "sklansky", "tile": 1024, "segment": 1024},
+    2: {"speed": "shfl", "tile": 512, "segment": 32, "extra": [31, 33, 32 * 1000 + 7],
+        "big_variants": "shfl"},
+    3: {"speed": "sklansky", "tile": 1024, "segment": 1024, "big_variants": "sklansky,coarsened"},
     4: {"speed": "scan-then-fan", "tile": 1024, "extra": [(1 << 20) - 1, (1 << 20) + 1,
                                                          (1 << 20) + 1025, 1024 * 1025 * 3]},
     5: {"speed": "reduce-then-scan", "tile": 1024, "extra": [(1 << 21) + 1, (1 << 22) - 3,
                                                             29999999]},
     6: {"speed": "chained-256tiles", "tile": 1024, "stress": True,
+        "big_variants": "chained-256tiles",
         "extra": [16384 - 1, 16384 + 1, 262144 - 1, 262144 + 1, 262144 * 5 + 7]},
     7: {"speed": "decoupled-lookback", "tile": 1024, "stress": True,
         "extra": [32 * 1024, 32 * 1024 + 1, 33 * 1024 + 5, 64 * 1024 + 1]},
@@ -235,7 +238,9 @@ def hidden_file_run(b, cfg, made, sb, k, n, exclusive, in_place_, threads):
             + (f", OMP_NUM_THREADS={threads}" if threads else ""))
     if status != 0:
         said = [l.strip() for l in out.splitlines() if FAILURE.search(l)]
-        ok, why = False, f"the program exited {status}: " + (said[0] if said else tail(out, 2))
+        first = [l.strip() for l in out.splitlines() if "elements wrong; first at" in l]
+        ok, why = False, f"the program exited {status}: " + (said[0] if said else tail(out, 2)) + \
+            (f"; {first[0]}" if first else "")
     elif not sb.intact(made.check):
         ok, why = False, "the grader's checker changed while your program ran"
     elif os.path.islink(target) or not os.path.isfile(target):
@@ -265,8 +270,8 @@ def big_run(b, cfg, made, sb):
         status, out = sb.run([h, "--self-test"], env=omp_env(threads, GRADE_BIG=str(n),
                                                              GRADE_SEED=str(made.runs.seed)))
     else:
-        status, out = sb.run([h, "--big", str(n)] +
-                             (["--variant", cfg["file_variant"]] if cfg.get("file_variant") else []),
+        variants = cfg.get("big_variants") or cfg.get("file_variant")
+        status, out = sb.run([h, "--big", str(n)] + (["--variant", variants] if variants else []),
                              env=dict(os.environ, GRADE_SEED=str(made.runs.seed)))
     said = [l[len("big: "):] for l in out.splitlines() if l.startswith("big: ")]
     if said and all(l.startswith("not run here") for l in said):
@@ -282,7 +287,8 @@ def hidden(b, cfg, it, made, sb, pool):
     against the vector made again; all must be right. The runs go to `pool`; the returned
     function waits for them and scores the item."""
     rs = made.runs
-    futures = [pool.submit(hidden_file_run, b, cfg, made, sb, k, *r) for k, r in enumerate(rs.files)]
+    futures = [pool.submit(hidden_file_run, b, cfg, made, sb, k, *r)
+               for k, r in enumerate(rs.files)]
     big = pool.submit(big_run, b, cfg, made, sb) if rs.big else None
 
     def collect():
@@ -439,7 +445,7 @@ def harness_speed(h, variant, n, rounds, reps, warmup, sb):
     if not sb.intact(h):
         return None, "the grader's speed harness changed while your code ran"
     status, out = sb.run([h, "--speed", variant, "-n", str(n), "--rounds", str(rounds),
-                          "--reps", str(reps), "--warmup", str(warmup)])
+                          "--reps", str(reps), "--warmup", str(warmup)], alone=True)
     m = re.search(r"^speed: (.*)$", out, re.M)
     if not m:
         return None, out
@@ -461,7 +467,11 @@ def radix_speed(b, n, ref_run, sb):
     for binary in (b.run, ref_run):
         if binary == ref_run and not sb.intact(ref_run):
             return None, "the course's radix sort program changed while your code ran"
-        status, out = (sb.run if binary == b.run else run)([binary, "-n", str(n), "--csv"])
+        if binary == b.run:
+            status, out = sb.run([binary, "-n", str(n), "--csv"], alone=True)
+        else:
+            with runs.gpu_lock(True):
+                status, out = run([binary, "-n", str(n), "--csv"])
         rows = [l for l in out.splitlines() if l and not l.startswith("#")]
         if status != 0 or len(rows) < 2:
             return None, out

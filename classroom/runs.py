@@ -9,6 +9,8 @@ checker, the harnesses) are hashed when made and compared before each use (Sandb
 The hidden vectors need no hash: the checker makes each vector again as it reads an output
 (classroom/grader/vector_gen.h), so a program that changes its input gains nothing.
 """
+import contextlib
+import fcntl
 import hashlib
 import os
 import pwd
@@ -69,6 +71,32 @@ def jobs(cpu):
         return int(v)
     cores = os.cpu_count() or 1
     return 1 if cpu and cores < 16 else max(1, min(6, cores // 3))
+
+
+@contextlib.contextmanager
+def gpu_lock(exclusive):
+    """The GPU shared by the grader's runs, in this process and in others (make grade-class
+    grading several students at once, classroom/tests/gpu_batch.py): a correctness run holds
+    build/grade/gpu.lock shared, a speed measurement alone (flock), so that nothing else runs
+    on the GPU while it is timed."""
+    path = os.path.join(ROOT, "build", "grade", "gpu.lock")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def class_jobs(cpu, gpu):
+    """How many students make grade-class grades at once (GRADE_CLASS_JOBS): on a GPU machine
+    with the cores for it, three (their correctness runs share the GPU; each speed measurement
+    runs alone: gpu_lock()); else one."""
+    v = os.environ.get("GRADE_CLASS_JOBS", "")
+    if v.isdigit() and int(v) > 0:
+        return int(v)
+    return 3 if gpu and not cpu and (os.cpu_count() or 1) >= 16 else 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,7 +235,8 @@ def vector_file(env, folder, seed, n):
             tmp = path + ".tmp"
             status, out = run([checker(env), "gen", str(seed), str(n), tmp])
             if status:
-                raise GradeError(f"the hidden vector of n = {n} could not be written: {out.strip()}")
+                raise GradeError(f"the hidden vector of n = {n} could not be written: "
+                                 f"{out.strip()}")
             os.chmod(tmp, 0o644)
             os.replace(tmp, path)
             _VECTORS[path] = os.path.getmtime(path)
@@ -265,7 +294,8 @@ def renamed_reference(work, obj):
             for line in syms.splitlines():
                 parts = line.split()
                 if len(parts) == 3 and parts[1] in "TDBR":
-                    f.write(f"{parts[2]} {'ref_main' if parts[2] == 'main' else 'ref_' + parts[2]}\n")
+                    new = "ref_main" if parts[2] == "main" else "ref_" + parts[2]
+                    f.write(f"{parts[2]} {new}\n")
         if run(["objcopy", "--redefine-syms=" + base + ".syms", obj, base + ".o"])[0]:
             return None
         _RENAMED[obj] = trust(base + ".o")
@@ -336,11 +366,13 @@ class Build:
         return os.path.join(self.course_dir, os.path.splitext(s)[0] + ".o")
 
     def course_objects(self, sources):
-        """The course's own objects of these sources, built by its Makefile when missing."""
-        if all(os.path.isfile(self.course_object(s)) for s in sources):
-            return True
-        status, out = run(["make", "-s", "--no-print-directory", "-C",
-                           os.path.join(ROOT, self.folder), "all"] + self.env["MAKE_ARGS"])
+        """The course's own objects of these sources, built by its Makefile when missing (one
+        make at a time: students graded at once share them)."""
+        with _LOCK:
+            if all(os.path.isfile(self.course_object(s)) for s in sources):
+                return True
+            status, out = run(["make", "-s", "--no-print-directory", "-C",
+                               os.path.join(ROOT, self.folder), "all"] + self.env["MAKE_ARGS"])
         self.log += out
         return status == 0 and all(os.path.isfile(self.course_object(s)) for s in sources)
 
@@ -372,7 +404,8 @@ class Build:
         objs = self.env["COMMON_HOST_OBJS"].split()
         sel = [o for o in objs if o.endswith("/selftest.o")][0]
         renamed = os.path.join(self.work, "selftest_renamed.o")
-        if run(["objcopy", "--redefine-sym", "self_test_run=course_self_test_run", sel, renamed])[0]:
+        if run(["objcopy", "--redefine-sym", "self_test_run=course_self_test_run", sel,
+                renamed])[0]:
             return None
         out_bin = os.path.join(self.work, "harness")
         cmd = [self.env["CC"]] + self.env["CFLAGS"].split() + [h] + self.objects + \
@@ -455,7 +488,7 @@ class Sandbox:
     (TRUSTED) before each use, and a changed one is in `tampered`."""
 
     def __init__(self, work, programs, inputs, gpu):
-        self.prefix, self.note, self.tampered = [], None, []
+        self.prefix, self.note, self.tampered, self.gpu = [], None, [], gpu
         self.out = os.path.join(work, "out")
         os.makedirs(self.out, exist_ok=True)
         self.env = {}
@@ -497,10 +530,12 @@ class Sandbox:
             return "the GPU is not usable by nobody here"
         return None
 
-    def run(self, cmd, env=None, timeout=TIMEOUT):
-        """Run a student's program (or a tool that runs one), as nobody when sandboxed."""
-        return run(self.prefix + cmd, cwd=self.out, timeout=timeout,
-                   env=dict(env or os.environ, **self.env))
+    def run(self, cmd, env=None, timeout=TIMEOUT, alone=False):
+        """Run a student's program (or a tool that runs one), as nobody when sandboxed; on a
+        GPU, holding the GPU shared, or `alone` (the speed item)."""
+        with gpu_lock(alone) if self.gpu else contextlib.nullcontext():
+            return run(self.prefix + cmd, cwd=self.out, timeout=timeout,
+                       env=dict(env or os.environ, **self.env))
 
     def output_file(self, name, copy_of=None):
         """A file in out for a student's program to write (a copy of copy_of, for in place)."""
