@@ -80,7 +80,10 @@ class View:
     kernels:    names (demangled, base) of the source's __global__ functions
     lines_of:   {symbol: set of the source's lines its code comes from}
     includes:   [(line, path)]: each header the source's line `line` included itself
-    pp:         {line: text}: each line of the source after preprocessing (blanks collapsed)
+    pp:         {line: text}: each line of the source after preprocessing (blanks collapsed),
+                with the flags of the gate's own compile (GATE_C, GATE_CU)
+    moved:      lines after which the preprocessor's line markers jump where no preprocessing
+                of this file puts them (a #line directive: it would move code to other lines)
     syscalls:   lines that hold a system-call instruction
     init:       functions run before main() or at exit (.init_array, .fini_array, .ctors)
     managed:    names of __managed__ variables
@@ -90,7 +93,7 @@ class View:
         self.refs, self.functions, self.calls_in = [], {}, {}
         self.kernels, self.includes, self.pp = set(), [], {}
         self.syscalls, self.init, self.managed = [], set(), []
-        self.lines_of = {}
+        self.lines_of, self.moved = {}, []
 
     def function_at(self, line, side):
         """The functions (host or device side) whose code comes from this line of the source."""
@@ -98,9 +101,23 @@ class View:
                 self.functions.get(f, ("", 0, ""))[2] == side}
 
 
-def preprocess(env, rel, text, top, cuda):
+# The gate's own compile: no optimisation, no inlining (every call stays a call), line
+# information; the preprocessing of the gate's view uses the same flags.
+GATE_C = ["-O0", "-fno-inline", "-g"]
+GATE_CU = ["-G", "-g", "-O0", "-Xcompiler", "-O0,-fno-inline"]
+
+
+def real_flags(env, cuda):
+    """The flags of the course's real build that change what the preprocessor defines (the
+    optimisation level, -G, -fno-inline): the gate compares its view with these."""
+    words = (env["NVCCFLAGS"] if cuda else env["CFLAGS"]).split()
+    return [w for w in words if re.match(r"^-(O\w*|G|g|fno-inline\w*|finline\w*)$", w)]
+
+
+def preprocess(env, rel, text, top, cuda, extra=None, host=False):
     """The source `text`, written to top/rel and preprocessed from `top` (so that __FILE__ is
-    `rel` whatever `top` is): (status, {line: text}, [(line, header)], output)."""
+    `rel` whatever `top` is), with the gate's flags or `extra`; for a .cu, the device side, or
+    the host side when `host`: (status, {line: text}, [(line, header)], output, moved)."""
     path = os.path.join(top, rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
@@ -108,15 +125,16 @@ def preprocess(env, rel, text, top, cuda):
     folder = os.path.join(env["ROOT"], os.path.dirname(rel))
     if cuda:
         cmd = [env["NVCC"], "-std=c++20", "-E", "-Xcompiler", "-fopenmp", "-I", folder] + \
+            (GATE_CU if extra is None else list(extra)) + (["-U__CUDA_ARCH__"] if host else []) + \
             includes_of(env["NVCCFLAGS"]) + [rel]
     else:
         cmd = [env["CC"] or "gcc", "-std=c11", "-fopenmp", "-E", "-I", folder] + \
-            includes_of(env["CFLAGS"]) + [rel]
+            (GATE_C if extra is None else list(extra)) + includes_of(env["CFLAGS"]) + [rel]
     status, out = run(cmd, cwd=top)
     if status:
-        return status, {}, [], out
-    lines, includes = read_pp(out, rel)
-    return 0, lines, includes, ""
+        return status, {}, [], out, []
+    lines, includes, moved = read_pp(out, rel, text.count("\n") + 1)
+    return 0, lines, includes, "", moved
 
 
 def includes_of(flags):
@@ -130,10 +148,12 @@ def includes_of(flags):
     return out
 
 
-def read_pp(out, rel):
-    """The preprocessor's output: the text of each line of file `rel`, and each header that one
-    of its lines included (gcc's line markers: flag 1 enters a file, flag 2 returns to one)."""
-    lines, includes = {}, []
+def read_pp(out, rel, count=None):
+    """The preprocessor's output: the text of each line of file `rel`, each header that one of
+    its lines included (gcc's line markers: flag 1 enters a file, flag 2 returns to one), and
+    the lines after which a marker moved the numbering as no include or blank lines do (back,
+    past the file's `count` lines, or to another file without entering it: a #line)."""
+    lines, includes, moved = {}, [], []
     current, number, entered = None, 0, None
     for raw in out.split("\n"):
         m = PP_MARK.match(raw)
@@ -144,6 +164,11 @@ def read_pp(out, rel):
             if "2" in flags and where == rel and entered:
                 includes.append((int(m.group(1)) - 1, entered))
                 entered = None
+            # (gcc itself steps back one line after a #pragma, to resync its numbering)
+            if current == rel and number > 0 and not flags and not where.startswith("<") and \
+                    (where != rel or int(m.group(1)) < number - 1 or
+                                                 (count and int(m.group(1)) > count + 1)):
+                moved.append(number)
             current, number = where, int(m.group(1))
             continue
         if raw.startswith("#") and not raw.startswith("#pragma"):
@@ -153,14 +178,14 @@ def read_pp(out, rel):
             if text:
                 lines[number] = (lines.get(number, "") + " " + text).strip()
         number += 1
-    return lines, includes
+    return lines, includes, moved
 
 
 def compile_view(env, rel, text, top, cuda, main_paths=()):
     """Compile `text` (the source at rel) for the gate, in `top`: (View, None), or (None, the
     compiler's output) when it does not compile (the build item says so; the gate cannot)."""
     view = View()
-    status, view.pp, view.includes, out = preprocess(env, rel, text, top, cuda)
+    status, view.pp, view.includes, out, view.moved = preprocess(env, rel, text, top, cuda)
     if status:
         return None, out
     path = os.path.join(top, rel)
@@ -170,14 +195,13 @@ def compile_view(env, rel, text, top, cuda, main_paths=()):
         keep = os.path.join(top, "keep")
         os.makedirs(keep, exist_ok=True)
         arch = gate_arch(env)
-        cmd = [env["NVCC"], "-std=c++20", "-G", "-g", "-O0", "-Xcompiler",
-               "-O0,-fno-inline,-ffunction-sections,-fopenmp", "-gencode",
-               f"arch=compute_{arch},code=compute_{arch}", "--keep", "--keep-dir", keep,
-               "-I", folder] + includes_of(env["NVCCFLAGS"]) + ["-c", path, "-o", obj]
+        cmd = [env["NVCC"], "-std=c++20"] + GATE_CU + [
+            "-Xcompiler", "-ffunction-sections,-fopenmp", "-gencode",
+            f"arch=compute_{arch},code=compute_{arch}", "--keep", "--keep-dir", keep,
+            "-I", folder] + includes_of(env["NVCCFLAGS"]) + ["-c", path, "-o", obj]
     else:
-        cmd = [env["CC"] or "gcc", "-std=c11", "-fopenmp", "-g", "-O0", "-fno-inline",
-               "-ffunction-sections", "-I", folder] + includes_of(env["CFLAGS"]) + \
-            ["-c", path, "-o", obj]
+        cmd = [env["CC"] or "gcc", "-std=c11", "-fopenmp", "-ffunction-sections"] + GATE_C + \
+            ["-I", folder] + includes_of(env["CFLAGS"]) + ["-c", path, "-o", obj]
     status, out = run(cmd, cwd=top)
     if status:
         return None, out

@@ -329,8 +329,37 @@ def check(env, rel, graded, baseline, own, work, cpu, course_host=frozenset()):
     if view.managed:
         reasons.append(f"__managed__ memory ({', '.join(view.managed)}): host-visible memory "
                        f"outside the scratch the launcher is given")
+    written = [lines[p] for p in own if p not in stubs]
+    reasons += how_compiled(env, rel, graded, work, cuda, view, written)
     reasons += outside_changed(env, rel, graded, baseline, view, base, work, cuda)
     return reasons, stubs, None, view
+
+
+def how_compiled(env, rel, text, work, cuda, view, ranges):
+    """Reasons why the gate's view is not the real build's, on the lines in `ranges`: a #line
+    directive (the preprocessor's numbering moved: code would be counted on other lines), or a
+    line that preprocesses differently with the real build's flags (-O3: __OPTIMIZE__ defined,
+    __NO_INLINE__ not; without -G: no __CUDACC_DEBUG__) than with the gate's: a part that tests
+    them could show the gate one code and build another. For a .cu, both sides are compared
+    (the device's, and the host's)."""
+    reasons = [f"{rel}:{view.moved[0]}: a #line directive (it would move code to other lines, "
+               f"out of the check's sight)"] if view.moved else []
+    sides = [(False,), (True,)] if cuda else [(False,)]
+    for (host,) in sides:
+        top = os.path.join(work, "how_" + ("host" if host else "main"))
+        mine = view.pp if not host else compiled.preprocess(env, rel, text, top + "_g", cuda,
+                                                            None, True)[1]
+        real = compiled.preprocess(env, rel, text, top + "_r", cuda,
+                                   compiled.real_flags(env, cuda), host)[1]
+        for a, b in ranges:
+            bad = [l for l in range(a, b + 1) if mine.get(l) != real.get(l)]
+            if bad:
+                reasons.append(f"{rel}:{bad[0]}: this line of your part reads differently in the "
+                               f"real build ({' '.join(compiled.real_flags(env, cuda))}) than in "
+                               f"the check (it tests how it is compiled: __OPTIMIZE__, "
+                               f"__NO_INLINE__, __CUDACC_DEBUG__): a part may not")
+                return reasons
+    return reasons
 
 
 def same_line(pa, la, pb, lb):
@@ -454,4 +483,5 @@ def check_contest(env, rel, text, reference, work):
         reasons.append(f"{rel}:{line}: a system-call instruction (asm)")
     if view.managed:
         reasons.append(f"__managed__ memory ({', '.join(view.managed)})")
+    reasons += how_compiled(env, rel, text, work, True, view, [(1, text.count("\n") + 1)])
     return reasons, None, view

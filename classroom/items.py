@@ -75,8 +75,9 @@ def not_here(it, why):
 
 def omp_env(threads, **more):
     """The environment of a chapter 01 run on `threads` OpenMP threads (never fewer: not
-    dynamic)."""
-    return dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_DYNAMIC="false", **more)
+    dynamic; a thread that waits sleeps, so that its CPU time is its work: harness_cpu.c)."""
+    return dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_DYNAMIC="false",
+                OMP_WAIT_POLICY="passive", **more)
 
 
 # ---------------------------------------------------------------------------------------------

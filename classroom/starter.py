@@ -243,9 +243,10 @@ refused with its name; if you need it, ask your instructor. A part that fails th
 A part that still holds its stub (comments and blanks aside) is \"not written\": no points for
 its build or sanitizers, and no honesty failure."""
 WORK_SHARING = ("Chapter 01: the threaded variant must share the scan among its threads. The "
-                "grader watches which thread writes each part of the output (on 3, 4 and 7 "
-                "threads); if one thread wrote 90 % of it or more, the self-test, in place and "
-                "hidden vectors score 0 (45 of 60 points), and your instructor is told.")
+                "grader watches which thread writes each part of the output, and how much time "
+                "each thread spends (on 3, 4 and 7 threads); if one thread wrote 90 % of it, or "
+                "spent 75 % of the time, the self-test, in place and hidden vectors score 0 (45 "
+                "of 60 points), and your instructor is told.")
 
 
 def assignment_page(work, chapters, radix, left_out, stubbed):

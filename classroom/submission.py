@@ -74,8 +74,8 @@ def solution_tokens(env, rel, text, part, work):
     """The tokens of part `part` of the course's source (preprocessed), once per process."""
     key = (rel, part)
     if key not in _SOLUTION_TOKENS:
-        status, pp, _, _ = compiled.preprocess(env, rel, text, os.path.join(work, "solution"),
-                                               rel.endswith(".cu"))
+        status, pp, _, _, _ = compiled.preprocess(env, rel, text, os.path.join(work, "solution"),
+                                                  rel.endswith(".cu"))
         for name, (a, b) in part_lines(text, {p for p in kit.part_homes()}).items():
             _SOLUTION_TOKENS[(rel, name)] = tokens(" ".join(pp.get(l, "") for l in range(a, b + 1)))
     return _SOLUTION_TOKENS.get(key, [])
@@ -131,8 +131,8 @@ def prepare(env, cfg, folder, sources, find, work, reference_root=None, solution
                 mine = tokens(" ".join(view.pp.get(l, "") for l in sorted(view.pp)))
                 for label in (rel, "07_decoupled_lookback/decoupled_lookback.cu"):
                     other = read_text(os.path.join(kit.ROOT, label))
-                    st, pp, _, _ = compiled.preprocess(env, label, other,
-                                                       os.path.join(work, "copy"), True)
+                    st, pp, _, _, _ = compiled.preprocess(env, label, other,
+                                                          os.path.join(work, "copy"), True)
                     note = whole_copy_note(rel, label, mine, tokens(" ".join(
                         pp.get(l, "") for l in sorted(pp))))
                     if note:

@@ -12,14 +12,19 @@
  * - the in-place battery: the battery's sizes (up to N when given, like the self-test), every
  *   pattern, inclusive and exclusive, every variant, in place, every element compared with the
  *   CPU reference; the seed is GRADE_SEED from the environment, when set;
- * - the work-sharing check, on a call of the "threads" variant of 16 pages per thread (on T > 1
- *   threads), in place, and on every call of the battery as large: the output's pages are made
- *   read-only, and the first write to each page (a fault, caught here) records which OpenMP
- *   thread made it, then lets it through. A variant whose threads share the scan has each
- *   thread write first to its own slice's pages; if one thread wrote first to 90 % of the pages
- *   or more, the line `ONE THREAD: ...` says so (the grader's work-sharing item:
- *   docs/instructor.md). It does not depend on how the part is written (scan_serial() or a loop
- *   of its own), and its output is checked like the battery's;
+ * - the work-sharing check, on every call of the "threads" variant (on T > 1 threads) of at
+ *   least 16 pages per thread: the battery's large sizes, and a size of its own (1024 pages per
+ *   thread and a few more from GRADE_SEED, so that a part cannot tell it apart), in place and
+ *   out of place. Two witnesses: the output's pages are made read-only, and the first write to
+ *   each page (a fault, caught here) records which OpenMP thread made it, then lets it through;
+ *   and each thread's CPU time during the call is read from its clock (the grader sets
+ *   OMP_WAIT_POLICY=passive, so a thread that waits sleeps). A variant whose threads share the
+ *   scan has each thread write first to its own slice's pages and spend about its share of the
+ *   time (its CPU time read on a call of its own, without the pages' faults); if one thread
+ *   wrote first to 90 % of the pages, or spent 75 % of the threads' time (2 ms or more in all),
+ *   the line `ONE THREAD: ...` says so (the grader's work-sharing item: docs/instructor.md). It
+ *   does not depend on how the part is written (scan_serial() or a loop of its own), and the
+ *   outputs are checked like the battery's;
  * - with GRADE_BIG=N in the environment, instead: the n > 2^31 case, the "threads" variant,
  *   inclusive, in place on one array of N elements (4N bytes: the grader's only host memory of
  *   that size), the input from vector_gen.h with GRADE_SEED, the output checked as a stream
@@ -35,11 +40,13 @@
 #include "vector_gen.h"
 
 #include <omp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 /** The tracked array: [g_base, g_base + g_bytes), and the thread that first wrote each page. */
@@ -75,6 +82,62 @@ static int32_t *page_array(size_t n, const char *what)
     return (int32_t *)p;
 }
 
+/** The CPU-time clock of each thread of the OpenMP team, and its reading when tracking began. */
+static clockid_t g_clock[256];
+static double g_cpu0[256];
+static int g_team;
+
+static double cpu_seconds(clockid_t c)
+{
+    struct timespec ts;
+    return clock_gettime(c, &ts) == 0 ? (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec : 0.0;
+}
+
+/** The clocks of the team's threads (the same threads run the part's parallel region: libgomp
+    keeps its team of that size). */
+static void team_clocks(void)
+{
+#pragma omp parallel
+    {
+        const int t = omp_get_thread_num();
+        if (t < 256)
+            pthread_getcpuclockid(pthread_self(), &g_clock[t]);
+#pragma omp single
+        g_team = omp_get_num_threads() < 256 ? omp_get_num_threads() : 256;
+    }
+}
+
+/** Begin reading the threads' CPU time. */
+static void cpu_begin(void)
+{
+    for (int t = 0; t < g_team; ++t)
+        g_cpu0[t] = cpu_seconds(g_clock[t]);
+}
+
+/** Into `why`, why one thread did the scan by its CPU time since cpu_begin(), returning 1, or
+    0. (Not on a call whose pages are tracked: the faults' cost would be counted too.) */
+static int cpu_end(size_t threads, char *why, size_t len)
+{
+    double total = 0, busiest = 0;
+    int busy = 0;
+    for (int t = 0; t < g_team; ++t) {
+        const double spent = cpu_seconds(g_clock[t]) - g_cpu0[t];
+        total += spent;
+        if (spent > busiest) {
+            busiest = spent;
+            busy = t;
+        }
+    }
+    if (getenv("GRADE_SHARE_DEBUG"))
+        fprintf(stderr, "share: cpu %.3f ms, thread %d %.3f ms\n", 1e3 * total, busy,
+                1e3 * busiest);
+    if (threads < 2 || total < 2e-3 || busiest < 0.75 * total)
+        return 0;
+    snprintf(why, len, "thread %d spent %.0f %% of the threads' CPU time (%.1f of %.1f ms) on "
+             "%zu threads", busy, 100.0 * busiest / total, 1e3 * busiest, 1e3 * total, threads);
+    return 1;
+}
+
 /** Begin tracking the first writer of each page of a[0..n). */
 static void track_begin(int32_t *a, size_t n)
 {
@@ -105,6 +168,8 @@ static int track_end(size_t threads, char *why, size_t len)
         }
     }
     g_base = NULL;
+    if (getenv("GRADE_SHARE_DEBUG"))
+        fprintf(stderr, "share: %zu pages, thread %d wrote first to %zu\n", written, who, most);
     if (threads < 2 || written < 8 * threads || 10 * most < 9 * written)
         return 0;
     snprintf(why, len, "thread %d wrote first to %zu of the output's %zu pages (%.0f %%) on %zu "
@@ -195,21 +260,24 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
     const char *big = getenv("GRADE_BIG");
     if (big && *big)
         return big_case(prog, fn, ctx, (size_t)strtoull(big, NULL, 10), seed);
-    size_t sizes[IN_PLACE_MAX_SIZES + 1], largest = 0;
+    size_t sizes[IN_PLACE_MAX_SIZES], largest = 0;
     const size_t limit = opt->n_given ? opt->n : (size_t)-1;
-    int count = in_place_sizes(cfg->tile, limit, sizes);
+    const int count = in_place_sizes(cfg->tile, limit, sizes);
     long passed = 0, failed = 0, one_threads = 0;
     const size_t threads = (size_t)omp_get_max_threads();
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    const size_t sharing = threads > 1 ? 16 * page / sizeof(int32_t) * threads : 0; /* 16 pages */
-    if (sharing)
-        sizes[count++] = sharing;
+    /* the check's own size: 1024 pages per thread (4 MiB: time enough for the CPU clocks), and
+       up to 16 pages more, from the seed */
+    const size_t sharing = threads > 1 ? (1024 * threads + grade_mix(seed) % 16) * page /
+                                         sizeof(int32_t) + grade_mix(seed + 1) % 1024 : 0;
+    team_clocks();
     for (int i = 0; i < count; ++i)
         largest = sizes[i] > largest ? sizes[i] : largest;
     int32_t *in = (int32_t *)xmalloc((largest ? largest : 1) * sizeof(int32_t), "the input");
     int32_t *buf = page_array(largest, "the in-place array");
     int32_t *ref = (int32_t *)xmalloc((largest ? largest : 1) * sizeof(int32_t), "the reference");
-    g_owner = (int *)xmalloc((largest * sizeof(int32_t) / page + 2) * sizeof(int), "the pages");
+    const size_t most = largest > 4 * sharing ? largest : 4 * sharing;
+    g_owner = (int *)xmalloc((most * sizeof(int32_t) / page + 2) * sizeof(int), "the pages");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;
@@ -227,7 +295,7 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
                     if (n)
                         memcpy(buf, in, n * sizeof(int32_t));
                     const int tracked = strcmp(prog->variants[v], "threads") == 0 &&
-                                        threads > 1 && n >= sharing;
+                                        threads > 1 && n >= 16 * threads * page / sizeof(int32_t);
                     if (tracked)
                         track_begin(buf, n);
                     const int status = fn(ctx, v, buf, buf, n, exclusive);
@@ -249,6 +317,46 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
                 }
             }
         }
+    }
+    /* the work-sharing check's own size, in place and out of place (a part cannot behave only
+       when in == out), inclusive, random input */
+    const int tv = threads_variant(prog);
+    if (sharing && tv >= 0) {
+        /* the CPU-time call is 4 times as large: its serial time must dwarf the threads' own */
+        const size_t big = 4 * sharing;
+        int32_t *src = (int32_t *)xmalloc(big * sizeof(int32_t), "the work-sharing input");
+        int32_t *want = (int32_t *)xmalloc(big * sizeof(int32_t), "the reference");
+        int32_t *out = page_array(big, "the work-sharing output");
+        generate_input(src, big, PATTERN_RANDOM, seed);
+        scan_reference(src, want, big, 0, prog->segment);
+        /* 2: in place, pages tracked; 1: out of place, pages tracked; 0: in place, CPU time */
+        for (int k = 2; k >= 0; --k) {
+            const int in_place = k != 1;
+            const size_t n = k ? sharing : big;
+            memcpy(out, src, n * sizeof(int32_t));
+            char why[200];
+            if (k)
+                track_begin(out, n);
+            else
+                cpu_begin();
+            const int status = fn(ctx, tv, in_place ? out : src, out, n, 0);
+            const int one = k ? track_end(threads, why, sizeof why) :
+                                cpu_end(threads, why, sizeof why);
+            if (one && one_threads++ == 0)
+                printf("ONE THREAD: variant threads, n=%zu, %s: %s: the threads must share the "
+                       "scan\n", n, in_place ? "in place" : "out of place", why);
+            const verify_result r = verify_scan(want, out, n);
+            if (status == 0 && r.mismatches == 0) {
+                ++passed;
+            } else if (++failed <= 4) {
+                printf("  FAIL %s: n=%zu pattern=random variant=threads inclusive\n",
+                       in_place ? "in place" : "out of place", n);
+                verify_report(stdout, &r, want, out, n);
+            }
+        }
+        munmap(out, big * sizeof(int32_t));
+        free(src);
+        free(want);
     }
     signal(SIGSEGV, SIG_DFL);
     free(in);

@@ -137,6 +137,17 @@ CORPUS = {
         "files"),
     "01 the stub, and exit": ((CH01, {"three-steps": kit.stub("three-steps") +
                                       "        if (n == 3) exit(0);\n"}), "ending the program"),
+    "01 the reference only in the optimised build (__OPTIMIZE__)": (ch01(instead(
+        "#ifdef __OPTIMIZE__\n" + REF_CALL + "\n#else\n        " + SCAN + "\n#endif")),
+        "reads differently in the real build"),
+    "01 a #line that moves the call out of sight": (ch01(lambda s: s.replace(
+        SCAN, "#line 9000\n" + REF_CALL + "\n#line 127")), "#line"),
+    "01 calls the reference in assembly": (ch01(after(
+        "        if (n == 3) __asm__ volatile(\"call scan_reference\");")), "scan_reference"),
+    "01 the reference under another name (an asm label)": (ch01(lambda s: s.replace(
+        SCAN, "        void mine(const int32_t *, int32_t *, size_t, int, size_t) "
+        "__asm__(\"scan_reference\");\n        if (t == 0)\n            mine(in, out, n, "
+        "exclusive, 0);")), "scan_reference"),
 }
 
 CH02, CH03 = "02_warp_shfl/warp_shfl.cu", "03_block_scan/block_scan.cu"
