@@ -83,6 +83,8 @@ ALLOWED = [
      r"lower|xdigit|punct|print)|to(upper|lower)|__ctype_\w+)"),
     ("time", r"(clock|clock_gettime|time|gettimeofday)"),
     ("the compiler's helpers", r"(__stack_chk_fail|__assert_fail|__assertfail|__cxa_pure_virtual|"
+                               r"__cxa_guard_(acquire|release|abort)|_Unwind_Resume|"
+                               r"__gxx_personality_v0|"
                                r"__(u?(div|mod|mul)[sdt]i3|popcount[sdt]i2|clz[sdt]i2|ctz[sdt]i2|"
                                r"parity[sdt]i2|bswap[sd]i2|(ash|lsh)[lr][sdt]i3|neg[sdt]i2|"
                                r"fix\w+|float\w+|extend\w+|trunc\w+|mul[sdx]c3|div[sdx]c3|"

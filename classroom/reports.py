@@ -177,7 +177,7 @@ def class_row(e, r, meta):
         status = extra["status"][t["name"]]
         gate = extra.get("gates", {}).get(t["name"])
         if t["name"] in extra.get("gates", {}):
-            cells.append(gate or status)
+            cells.append(gate or ("-" if status == "graded" else status))
         elif status == "graded":
             cells.append(f"{t['score']:g}")
         elif status == "partial":

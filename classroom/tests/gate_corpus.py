@@ -137,6 +137,14 @@ CORPUS = {
         "files"),
     "01 the stub, and exit": ((CH01, {"three-steps": kit.stub("three-steps") +
                                       "        if (n == 3) exit(0);\n"}), "ending the program"),
+    "01 looks for the grader's harness (a weak symbol)": (ch01(after(
+        "        extern int course_self_test_run(void) __attribute__((weak));\n"
+        "        if (course_self_test_run && t == 0) printf(\"graded\\n\");")),
+        "course_self_test_run"),
+    "01 looks at the grader's fault handler": (ch01(after(
+        "        struct sigaction { void *h; char pad[256]; } old;\n"
+        "        int sigaction(int, const void *, void *);\n"
+        "        if (t == 0) sigaction(11, 0, &old);")), "signals"),
     "01 the reference only in the optimised build (__OPTIMIZE__)": (ch01(instead(
         "#ifdef __OPTIMIZE__\n" + REF_CALL + "\n#else\n        " + SCAN + "\n#endif")),
         "reads differently in the real build"),
