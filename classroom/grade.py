@@ -169,7 +169,8 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
     os.makedirs(vectors, exist_ok=True)
     hidden_runs = items.HiddenRuns(cfg, seed)
     made = runs.Made(b, cfg, env, vectors, hidden_runs,
-                     it_place is not None or it_speed is not None or hidden_runs.big)
+                     it_place is not None or bool(hidden_runs.big) or
+                     (it_speed is not None and not cfg.get("radix")))
     sb = runs.Sandbox(work, [p for p in (b.run, made.harness, made.asan) if p],
                       list(made.vector.values())[:1], gpu[0] and not cfg.get("cpu"))
     if sb.note:

@@ -162,28 +162,43 @@ static int in_place(const gpu_chapter *ch, const harness_request *rq)
  * piece's sum, their prefix, then each piece compared). Counts the wrong elements into
  * `*wrong` and keeps the smallest wrong index in `*first_wrong`.
  */
-static void check_chunk(uint64_t key, size_t first, size_t k, int exclusive, const int32_t *out,
-                        uint32_t *carry, size_t *wrong, size_t *first_wrong, int32_t *want,
-                        int32_t *got)
+static void check_chunk(uint64_t key, size_t first, size_t k, int exclusive, size_t segment,
+                        const int32_t *out, uint32_t *carry, size_t *wrong, size_t *first_wrong,
+                        int32_t *want, int32_t *got)
 {
     enum { PIECES = 64 };
     uint32_t sum[PIECES + 1] = {0};
     const size_t piece = (k + PIECES - 1) / PIECES;
+    if (segment) {
+        /* a segmented scan (chapters 02 and 03): each piece starts from the sum of its segment's
+           elements before it (fewer than a segment), made again */
 #pragma omp parallel for schedule(static)
-    for (int p = 0; p < PIECES; ++p) {
-        uint32_t s = 0;
-        for (size_t i = (size_t)p * piece; i < k && i < (size_t)(p + 1) * piece; ++i)
-            s += (uint32_t)grade_vector_at(key, first + i);
-        sum[p + 1] = s;
+        for (int p = 0; p < PIECES; ++p) {
+            const size_t at = first + (size_t)p * piece;
+            uint32_t s = 0;
+            for (size_t i = at - at % segment; i < at; ++i)
+                s += (uint32_t)grade_vector_at(key, i);
+            sum[p] = s;
+        }
+    } else {
+#pragma omp parallel for schedule(static)
+        for (int p = 0; p < PIECES; ++p) {
+            uint32_t s = 0;
+            for (size_t i = (size_t)p * piece; i < k && i < (size_t)(p + 1) * piece; ++i)
+                s += (uint32_t)grade_vector_at(key, first + i);
+            sum[p + 1] = s;
+        }
+        sum[0] = *carry;
+        for (int p = 0; p < PIECES; ++p)
+            sum[p + 1] += sum[p];
     }
-    sum[0] = *carry;
-    for (int p = 0; p < PIECES; ++p)
-        sum[p + 1] += sum[p];
     size_t bad = 0, at = (size_t)-1;
 #pragma omp parallel for schedule(static) reduction(+ : bad) reduction(min : at)
     for (int p = 0; p < PIECES; ++p) {
         uint32_t s = sum[p];
         for (size_t i = (size_t)p * piece; i < k && i < (size_t)(p + 1) * piece; ++i) {
+            if (segment && (first + i) % segment == 0)
+                s = 0;
             const uint32_t x = (uint32_t)grade_vector_at(key, first + i);
             const int32_t expect = (int32_t)(exclusive ? s : s + x);
             s += x;
@@ -195,8 +210,13 @@ static void check_chunk(uint64_t key, size_t first, size_t k, int exclusive, con
     }
     if (bad && *wrong == 0) {
         uint32_t s = sum[at / piece];
-        for (size_t i = at / piece * piece; i < at; ++i)
+        for (size_t i = at / piece * piece; i < at; ++i) {
+            if (segment && (first + i) % segment == 0)
+                s = 0;
             s += (uint32_t)grade_vector_at(key, first + i);
+        }
+        if (segment && (first + at) % segment == 0)
+            s = 0;
         const uint32_t x = (uint32_t)grade_vector_at(key, first + at);
         *want = (int32_t)(exclusive ? s : s + x);
         *got = out[at];
@@ -260,7 +280,8 @@ static int big_case(const gpu_chapter *ch, const harness_request *rq)
             const size_t k = n - first < BIG_CHUNK ? n - first : BIG_CHUNK;
             CUDA_CHECK(cudaMemcpy(host, d_buf + first, k * sizeof(int32_t),
                                   cudaMemcpyDeviceToHost));
-            check_chunk(key, first, k, exclusive, host, &carry, &wrong, &first_wrong, &want, &got);
+            check_chunk(key, first, k, exclusive, ch->prog.segment, host, &carry, &wrong,
+                        &first_wrong, &want, &got);
         }
         if (wrong) {
             printf("big: n = %zu, variant %s, %s, in place: WRONG: %zu of %zu elements wrong; the "
