@@ -15,15 +15,15 @@ The quick tier:
     copy says it is modified; ASSIGNMENT.md has the honesty check's rules; make precheck's
     files are there; an existing folder is refused;
  4. the honesty gate (gate_corpus.py --quick): chapter 01's honest parts and cheats, four GPU;
- 5. the grader on chapter 01 (GRADE_MAX_N=70000): the course's file scores 60 with both gates
-    passed, the n > 2^31 case "not run here" shown to the student and the grade partial; a part
-    that skips each slice's first element earns the build's 5 and nothing else; a threaded
-    variant that scans on one thread fails "threads share the work" (15 of 60); (--all: the
-    stub is "not written": no build points, no honesty failure); the checker finds a wrong
-    element;
- 6. reports: what a student sees is the same with and without notes for the instructor; a
-    group's members each get a row of gradescope_scores.csv; grade-class writes outside the
-    course unless told (and a Gradescope export's missing file and broken markers say so).
+ 5. the grader on chapter 01 (GRADE_MAX_N=70000), as make grade-class grades a Gradescope
+    export of five, writing outside the course unless told: the course's file scores 60 with
+    both gates passed, the n > 2^31 case "not run here" shown to the student and the grade
+    partial; a part that skips each slice's first element earns the build's 5 and nothing else;
+    a threaded variant that scans on one thread fails "threads share the work" (15 of 60);
+    broken markers and a missing file say so; a group's members each get a row of
+    gradescope_scores.csv; what a student sees is the same with and without notes for the
+    instructor; the checker finds a wrong element. (--all: the stub is "not written": no build
+    points, no honesty failure.)
 Each check prints ok or FAIL; the last line counts the failures.
 """
 import csv
@@ -253,61 +253,10 @@ SKIP_FIRST = (SCAN, "scan_serial(in + begin + (t > 0), out + begin + (t > 0), en
 ONE_THREAD = (SCAN, "if (t == 0)\n            scan_serial(in, out, n, exclusive, 0);")
 
 
-def grader(tmp, copy):
-    full = grade(1, os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c"), os.path.join(tmp, "g_ref"))
-    if full:
-        valid_results(full, "chapter 01")
-        seen = student_view(full)
-        check("grade: chapter 01 unchanged scores 60 of 60, both gates passed; the n > 2^31 case "
-              "'not run here' is shown to the student, and the grade and the item are partial",
-              full["score"] == 60 == full["extra_data"]["max_score"] and
-              gate_of(full, "honesty") == "passed" and gate_of(full, "threads") == "passed" and
-              full["extra_data"]["partial"] and "not run here: the n > 2^31 case" in seen and
-              full["extra_data"]["status"][next(t["name"] for t in full["tests"]
-                                                if t["name"].startswith("hidden"))] == "partial",
-              json.dumps(scores(full)) + seen[:500])
-    r = grade(1, planted(tmp, "skip-first", [SKIP_FIRST]), os.path.join(tmp, "g_skip"))
-    if r:
-        check("grade: a part that skips each slice's first element earns the build's 5 and "
-              "nothing else (every correctness item all or nothing; no sanitizer points for "
-              "wrong outputs)", r["score"] == 5 and scores(r)["build"] == 5, json.dumps(scores(r)))
-    r = grade(1, planted(tmp, "one-thread", [ONE_THREAD]), os.path.join(tmp, "g_one"))
-    if r:
-        share = next(t for t in r["tests"] if t["name"].startswith("threads"))
-        check("grade: a threaded variant that scans on one thread fails 'threads share the "
-              "work' (the student sees why), loses the correctness items: 15 of 60, flagged "
-              "for the instructor", gate_of(r, "threads") == "failed" and r["score"] == 15 and
-              "wrote first to" in share["output"] and share["visibility"] == "visible" and
-              any("does not share" in n for n in r["extra_data"]["instructor_notes"]),
-              json.dumps(scores(r)) + share["output"][:300])
-    stub = grade(1, os.path.join(copy, "01_cpu_serial"), os.path.join(tmp, "g_starter")) \
-        if "--all" in sys.argv else None
-    if stub:
-        check("grade: the starter's chapter 01 is 'not written': 0 of 60, no build points, "
-              "and not an honesty failure", stub["score"] == 0 and
-              gate_of(stub, "honesty") != "failed" and
-              stub["extra_data"]["verdict"].startswith("not written: three-steps"),
-              stub["extra_data"]["verdict"])
-    sys.path.insert(0, kit.KIT)
-    import runs  # noqa: E402
-    binary = runs.checker(runs.course_env())
-    inp, out = os.path.join(tmp, "co_in.bin"), os.path.join(tmp, "co_out.bin")
-    run([binary, "gen", "5", "1000", inp])
-    data = bytearray(open(inp, "rb").read())
-    sums, s = [], 0
-    for i in range(1000):
-        s = (s + int.from_bytes(data[4 * i:4 * i + 4], "little")) & 0xffffffff
-        sums.append(s)
-    open(out, "wb").write(b"".join(x.to_bytes(4, "little") for x in sums))
-    good = run([binary, "scan-seed", "5", "1000", out, "inclusive"])
-    sums[500] ^= 1
-    open(out, "wb").write(b"".join(x.to_bytes(4, "little") for x in sums))
-    bad = run([binary, "scan-seed", "5", "1000", out, "inclusive"])
-    check("check_output: a right output passes, one wrong element is found (its index)",
-          good[0] == 0 and bad[0] == 1 and "the first at index 500" in bad[1], repr((good, bad)))
-
-
 def reports_and_class(tmp, course):
+    """Chapter 01's grades, from one make grade-class of a Gradescope export (one process, as
+    an instructor grades: what is the same for every student is made once), and what it
+    reports."""
     sys.path.insert(0, kit.KIT)
     import reports  # noqa: E402
     seen = []
@@ -325,15 +274,18 @@ def reports_and_class(tmp, course):
           "the notes are only in extra_data", seen[0] == seen[1] and "published" not in
           json.dumps(seen[1]), json.dumps(seen)[:400])
     klass = os.path.join(tmp, "export")
-    os.makedirs(os.path.join(klass, "submission_1"))
-    os.makedirs(os.path.join(klass, "submission_2"))
-    shutil.copy(os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c"),
-                os.path.join(klass, "submission_1", "cpu_serial.c"))
-    open(os.path.join(klass, "submission_2", "cpu_serial.c"), "w").write(
-        open(os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c")).read().replace(
-            "/* [end of student part: three-steps] */", ""))
-    os.makedirs(os.path.join(klass, "submission_3"))
-    open(os.path.join(klass, "submission_3", "notes.txt"), "w").write("forgot the file\n")
+    course_file = open(os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c")).read()
+    subs = {"submission_1": course_file,
+            "submission_2": open(planted(tmp, "skip-first", [SKIP_FIRST])).read(),
+            "submission_3": open(planted(tmp, "one-thread", [ONE_THREAD])).read(),
+            "submission_4": course_file.replace("/* [end of student part: three-steps] */", ""),
+            "submission_5": None}
+    for name, text in subs.items():
+        os.makedirs(os.path.join(klass, name))
+        if text is None:
+            open(os.path.join(klass, name, "notes.txt"), "w").write("forgot the file\n")
+        else:
+            open(os.path.join(klass, name, "cpu_serial.c"), "w").write(text)
     open(os.path.join(klass, "submission_metadata.yml"), "w").write(
         "submission_1:\n  :submitters:\n  - :name: Ada\n    :sid: '901'\n    :email: ada@x.edu\n"
         "  - :name: Bo\n    :sid: '902'\n    :email: bo@x.edu\n  :created_at: 2026-12-01 10:00:00\n"
@@ -353,16 +305,62 @@ def reports_and_class(tmp, course):
           os.path.isfile(os.path.join(out, "grades.csv")), text[-800:])
     if status or not out:
         return
+    result = {}
+    for name in subs:
+        path = os.path.join(out, name, "results.json")
+        result[name] = json.load(open(path)) if os.path.isfile(path) else None
+    full, skip, one = result["submission_1"], result["submission_2"], result["submission_3"]
+    if full:
+        valid_results(full, "chapter 01")
+        seen = student_view(full)
+        check("grade: chapter 01 unchanged scores 60 of 60, both gates passed; the n > 2^31 case "
+              "'not run here' is shown to the student, and the grade and the item are partial",
+              full["score"] == 60 == full["extra_data"]["max_score"] and
+              gate_of(full, "honesty") == "passed" and gate_of(full, "threads") == "passed" and
+              full["extra_data"]["partial"] and "not run here: the n > 2^31 case" in seen and
+              full["extra_data"]["status"][next(t["name"] for t in full["tests"]
+                                                if t["name"].startswith("hidden"))] == "partial",
+              json.dumps(scores(full)) + seen[:500])
+    if skip:
+        check("grade: a part that skips each slice's first element earns the build's 5 and "
+              "nothing else (every correctness item all or nothing; no sanitizer points for "
+              "wrong outputs)", skip["score"] == 5 and scores(skip)["build"] == 5,
+              json.dumps(scores(skip)))
+    if one:
+        share = next(t for t in one["tests"] if t["name"].startswith("threads"))
+        check("grade: a threaded variant that scans on one thread fails 'threads share the "
+              "work' (the student sees why), loses the correctness items: 15 of 60, flagged "
+              "for the instructor", gate_of(one, "threads") == "failed" and one["score"] == 15 and
+              "wrote first to" in share["output"] and share["visibility"] == "visible" and
+              any("does not share" in n for n in one["extra_data"]["instructor_notes"]),
+              json.dumps(scores(one)) + share["output"][:300])
     rows = {r["student"]: r for r in csv.DictReader(open(os.path.join(out, "grades.csv")))}
     upload = list(csv.DictReader(open(os.path.join(out, "gradescope_scores.csv"))))
-    check("grades.csv: a row per submission with a status that says why (ok, markers broken, "
-          "file missing); gradescope_scores.csv: a row per student, a group's members each on "
-          "their own with the group's score", rows.get("submission_1", {}).get("status", "")
-          .startswith("ok") and rows.get("submission_2", {}).get("status", "").startswith(
-              "markers broken") and rows.get("submission_3", {}).get("status", "").startswith(
-              "file missing") and {(r["Name"], r["SID"], r["Email"], r["Score"]) for r in upload}
-          >= {("Ada", "901", "ada@x.edu", "60"), ("Bo", "902", "bo@x.edu", "60"),
-              ("Cy", "903", "cy@x.edu", "0")}, json.dumps(rows)[:600] + json.dumps(upload))
+    want = {"submission_1": "ok", "submission_2": "points lost", "submission_3": "threads do not",
+            "submission_4": "markers broken", "submission_5": "file missing"}
+    check("grades.csv: a row per submission with a status that says why; gradescope_scores.csv: "
+          "a row per student, a group's members each on their own with the group's score",
+          all(rows.get(k, {}).get("status", "").startswith(v) for k, v in want.items()) and
+          {(r["Name"], r["SID"], r["Email"], r["Score"]) for r in upload} >=
+          {("Ada", "901", "ada@x.edu", "60"), ("Bo", "902", "bo@x.edu", "60"),
+           ("Cy", "903", "cy@x.edu", "5")}, json.dumps(rows)[:600] + json.dumps(upload))
+    sys.path.insert(0, kit.KIT)
+    import runs  # noqa: E402
+    binary = runs.checker(runs.course_env())
+    inp, outp = os.path.join(tmp, "co_in.bin"), os.path.join(tmp, "co_out.bin")
+    run([binary, "gen", "5", "1000", inp])
+    data = open(inp, "rb").read()
+    sums, s = [], 0
+    for i in range(1000):
+        s = (s + int.from_bytes(data[4 * i:4 * i + 4], "little")) & 0xffffffff
+        sums.append(s)
+    open(outp, "wb").write(b"".join(x.to_bytes(4, "little") for x in sums))
+    good = run([binary, "scan-seed", "5", "1000", outp, "inclusive"])
+    sums[500] ^= 1
+    open(outp, "wb").write(b"".join(x.to_bytes(4, "little") for x in sums))
+    bad = run([binary, "scan-seed", "5", "1000", outp, "inclusive"])
+    check("check_output: a right output passes, one wrong element is found (its index)",
+          good[0] == 0 and bad[0] == 1 and "the first at index 500" in bad[1], repr((good, bad)))
 
 
 def main(argv):
@@ -370,21 +368,32 @@ def main(argv):
     start = time.time()
     tmp = tempfile.mkdtemp(prefix="kit_test_")
     os.chmod(tmp, 0o755)  # as root, the grader runs students' programs as nobody: they must reach it
+    def section(name, t0=[time.time(), os.times()]):
+        """The time a section took, and its programs' CPU time (the machine may be shared)."""
+        now, cpu = time.time(), os.times()
+        used = cpu.children_user + cpu.children_system - \
+            t0[1].children_user - t0[1].children_system
+        print(f"     ({name}: {now - t0[0]:.0f} s, its programs' CPU time {used:.0f} s)")
+        t0[:] = [now, cpu]
+
     try:
         status, out = run([sys.executable, os.path.join(HERE, "markers_same_binary.py")] +
                           ([] if full else ["--preprocess"]))
         check("markers: the same " + ("objects" if full else "preprocessed text") +
               " with and without them", status == 0, out[-1200:])
         print("     " + out.strip().splitlines()[-1])
+        section("markers")
         course = handouts(tmp)
         copy, week1 = starters(tmp)
+        section("hand-outs and starters")
         status, out = run([sys.executable, os.path.join(HERE, "gate_corpus.py")] +
                           ([] if full else ["--quick"]))
         check("the honesty gate's corpus: every honest part passes, every cheat is refused",
               status == 0, "\n".join(l for l in out.splitlines() if not l.startswith("ok"))[-2000:])
         print("     " + out.strip().splitlines()[-1])
-        grader(tmp, copy)
+        section("the gate's corpus")
         reports_and_class(tmp, course)
+        section("the grader, a class of five")
         if full:
             sys.modules.setdefault("test_kit", sys.modules[__name__])
             import kit_full  # noqa: E402
