@@ -20,8 +20,8 @@ correctness runs share the GPU, and each speed measurement runs alone, build/gra
     launches at the speed item's sizes, which must lose the speed (the harness checks every
     launch).
 --class writes a class of ten chapter-07 submissions in OUTDIR/class07 (the course's file three
-times, the starter's twice, the tile drawn another way, and the four chapter-07 plants: two
-wrong, one slow, one a copy of the course's with names changed) and grades it with `make
+times, the starter's twice, the tile drawn another way, a copy of the course's with a name
+changed, and the three chapter-07 plants: two wrong, one slow) and grades it with `make
 grade-class` (three at a time on 16 cores), printing the time and each row; it checks that the
 right ones score full marks and the wrong ones lose what they must.
 --dry-run writes the starter and every planted file, checks that each plant applies and that
@@ -198,7 +198,7 @@ def class_of_ten(out):
         for old, new in edits:
             text = text.replace(old, new)
         subs["plant_" + name.replace("-", "_")] = (text, losers)
-    subs["renamed"] = (course.replace("tile_exclusive_prefix", "tile_prefix_before"), "full")
+    subs["renamed"] = (course.replace("window_last", "nearest_window"), "full")  # in look-back
     for name, (text, _) in subs.items():
         os.makedirs(os.path.join(klass, name), exist_ok=True)
         open(os.path.join(klass, name, os.path.basename(src)), "w").write(text)
