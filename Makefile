@@ -57,7 +57,7 @@ ASAN_BINS := $(ASAN_DIR)/cpu_serial $(ASAN_DIR)/test_common
 BENCH_BASELINES := $(if $(NVCC),$(BUILD)/bench/baselines)
 
 .PHONY: help all common common-chapters test-build tests test test-all check bench sanitize docs figures clean classroom-env starter grade grade-class \
-        grade-setup gradescope-zip $(READY)
+        grade-setup gradescope-zip precheck manifest $(READY)
 .DEFAULT_GOAL := help
 
 help:
@@ -79,6 +79,8 @@ help:
 	@echo "                   grades.csv (ONLY: regrade those, their rows replaced); grading uses the last build's SMS"
 	@echo "  make gradescope-zip CH=N [OUT=file.zip]      Gradescope's autograder zip for chapter N (GRADE_SEED: yours)"
 	@echo "  make grade-setup CH=N                        build what grading N needs, ahead (Gradescope's setup.sh runs it)"
+	@echo "  make precheck CH=N                           a student's check before handing in: the grader's honesty check and build"
+	@echo "  make manifest                                classroom/MANIFEST: the course's files, for a copy without git"
 	@echo "  make clean       remove build/ and every ./run"
 	@echo "  make help        this list"
 	@echo "Options: SMS=\"$(strip $(SMS))\": the GPU architectures to build for; by default the GPU of"
@@ -257,6 +259,21 @@ grade-setup:
 	$(call KIT_TOOL,grade.py)
 	@$(MAKE) --no-print-directory $(GRADE_NEEDS)
 	@python3 classroom/grade.py setup "$(CH)"
+
+# A student's check before handing in, in their copy (make starter puts what it needs there):
+# the grader's honesty check of chapter N's parts, and its build (classroom/precheck.py).
+precheck:
+	@command -v python3 >/dev/null || { echo "make precheck needs python3"; exit 2; }
+	@[ -f classroom/precheck.py ] || { echo "make precheck: this copy has no classroom/precheck.py (make starter writes it)"; exit 2; }
+	@$(MAKE) --no-print-directory $(COMMON_HOST_OBJS) $(if $(filter-out 1 01,$(CH)),$(if $(NVCC),$(COMMON_CUDA_OBJS) $(COMMON_BASELINE_OBJS)))
+	@python3 classroom/precheck.py "$(CH)"
+
+# The course's files, for a copy that is not a git checkout (a hand-out copies only these).
+manifest:
+	@git ls-files --cached >/dev/null 2>&1 || { echo "make manifest needs a git checkout of the course"; exit 2; }
+	@{ echo "# The course's files (make manifest); a hand-out copies these and nothing else."; \
+	   { git ls-files --cached; echo classroom/MANIFEST; } | sort -u; } > classroom/MANIFEST
+	@echo "classroom/MANIFEST: $$(grep -vc '^#' classroom/MANIFEST) files"
 
 # Gradescope's autograder: the course, setup.sh and run_autograder at the top, and grade.env
 # (GRADE_CH, GRADE_SEED, SMS) in one zip (classroom/gradescope/make_zip.py).

@@ -24,10 +24,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def sources(top):
-    """The course's sources under `top`, in chapter order (the home of a part comes first)."""
+    """The course's sources under `top`, in chapter order (the home of a part comes first), but
+    the hand-out's copies that make precheck reads (classroom/reference/)."""
     out = []
     for base, dirs, names in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if d not in (".git", "build"))
+        # classroom/reference/ holds the sources as handed out, for make precheck: not yours
+        dirs[:] = sorted(d for d in dirs if d not in (".git", "build") and
+                         not (d == "reference" and os.path.basename(base) == "classroom"))
         out += [os.path.join(base, n) for n in sorted(names) if n.endswith((".c", ".cu", ".h"))]
     return out
 

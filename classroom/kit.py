@@ -15,15 +15,60 @@ Python 3, standard library only. Used by starter.py, grade.py and the tests in c
 """
 import os
 import re
+import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KIT = os.path.join(ROOT, "classroom")
 
 BEGIN = re.compile(r'^(\s*)/\* \[student part: ([a-z0-9-]+); explained in ([^\]]+)\] \*/\s*$')
 END = re.compile(r'^\s*/\* \[end of student part: ([a-z0-9-]+)\] \*/\s*$')
+# A model of a student's part outside the chapters (tests/scan_networks.c draws the figures and
+# checks the notes' claims with host models): where it would hand out the part solved, it is
+# marked too, and the students' copy replaces it with classroom/stubs/NAME.model.txt, which
+# gives the same results without the part's steps.
+MODEL_BEGIN = re.compile(r'^\s*/\* \[model of student part: ([a-z0-9-]+)\] \*/\s*$')
+MODEL_END = re.compile(r'^\s*/\* \[end of model of student part: ([a-z0-9-]+)\] \*/\s*$')
+MODEL_FILES = ["tests/scan_networks.c"]
 
 # The application assignment: a folder of the kit, graded like a chapter ("CH=radix").
 RADIX_DIR = "classroom/radix_sort"
+# The course's files, one path a line, for a copy of the course that is not a git checkout
+# (`make manifest` writes it from git; the kit's test checks that it is current).
+MANIFEST = "classroom/MANIFEST"
+
+
+class ManifestError(Exception):
+    """Neither git nor classroom/MANIFEST can say which files are the course's."""
+
+
+def git_files(root=None):
+    """The files git tracks in the course (its index), or None when it is not a git checkout."""
+    root = root or ROOT
+    try:
+        r = subprocess.run(["git", "-C", root, "ls-files", "--cached", "-z"], capture_output=True,
+                           text=True)
+    except OSError:
+        return None
+    if r.returncode != 0:
+        return None
+    return sorted(f for f in r.stdout.split("\0") if f)
+
+
+def course_files(root=None):
+    """The course's own files, and only them, for what is handed out (make starter, make
+    gradescope-zip): the files git tracks, or, in a copy that is not a git checkout, those
+    classroom/MANIFEST lists. Never an untracked file: a class's grades, submissions, notes or
+    build outputs in the course folder stay there. Files listed but missing are left out."""
+    root = root or ROOT
+    files = git_files(root)
+    if files is None:
+        path = os.path.join(root, MANIFEST)
+        if not os.path.isfile(path):
+            raise ManifestError(f"{root} is not a git checkout and has no {MANIFEST}: clone the "
+                                f"course with git, or restore {MANIFEST}")
+        files = [l.strip() for l in open(path) if l.strip() and not l.startswith("#")]
+    return sorted(f for f in files if os.path.isfile(os.path.join(root, f)) and
+                  not os.path.islink(os.path.join(root, f)))
 
 
 class MarkerError(Exception):
@@ -160,6 +205,40 @@ def part_homes():
         for name, where, _ in ps:
             homes.setdefault(name, (folder, rel, where))
     return homes
+
+
+def models(text):
+    """The models of student parts in a file: a list of (name, body text)."""
+    out, name, body = [], None, []
+    for line in text.splitlines(True):
+        if name is None:
+            m = MODEL_BEGIN.match(line)
+            if m:
+                name, body = m.group(1), []
+        elif MODEL_END.match(line):
+            out.append((name, "".join(body)))
+            name = None
+        else:
+            body.append(line)
+    return out
+
+
+def replace_models(text, names):
+    """The file with the body of each model of a part in `names` replaced by its stub
+    (classroom/stubs/NAME.model.txt); the marker lines stay."""
+    out, skipping = [], False
+    for line in text.splitlines(True):
+        if skipping:
+            if MODEL_END.match(line):
+                out.append(line)
+                skipping = False
+            continue
+        out.append(line)
+        m = MODEL_BEGIN.match(line)
+        if m and m.group(1) in names:
+            out.append(open(os.path.join(KIT, "stubs", m.group(1) + ".model.txt")).read())
+            skipping = True
+    return "".join(out)
 
 
 def stub(name):

@@ -12,8 +12,13 @@ look_back() is chapter 07's solution). With only `radix` chosen, the whole cours
 read. docs/answers.md and docs/instructor.md are replaced by a line that says the instructor
 keeps them; tests/plant_bugs.sh (it plants bugs in the solutions), the grader and the rest of
 classroom/ stay out, except the radix sort assignment's folder when it is chosen (its
-source stubbed like a chapter's). ASSIGNMENT.md at the
-top lists the parts, where they are, and how to check them.
+source stubbed like a chapter's) and what `make precheck CH=N` needs (PRECHECK: the honesty
+gate, the stubs of the copy's parts, and each handed-out source as it was handed out, in
+classroom/reference/). A model of a part outside the chapters (tests/scan_networks.c's
+model_threads()) is replaced by its stub (classroom/stubs/NAME.model.txt) when its part is.
+ASSIGNMENT.md at the top lists the parts, where they are, the rules of the honesty gate, and
+how to check them. Only the course's own files are copied (kit.course_files(): what git
+tracks, or classroom/MANIFEST): never a class's grades, submissions or build outputs.
 
 Nothing is written unless all of it can be: the copy is built in a temporary folder beside DIR
 and renamed into place; DIR must not exist yet (or be an empty folder).
@@ -23,7 +28,6 @@ import datetime
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -31,7 +35,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kit  # noqa: E402
 
 # Files the student's copy never holds (instructor-only, or tools that need the solutions).
-INSTRUCTOR_ONLY = {"docs/answers.md", "docs/instructor.md", "tests/plant_bugs.sh"}
+INSTRUCTOR_ONLY = {"docs/answers.md", "docs/instructor.md", "tests/plant_bugs.sh",
+                   # chapter 11's prototype carries chapter 02's warp scan and chapter 07's
+                   # look-back whole (docs/experiments/11_scan_proto.md)
+                   "docs/experiments/11_scan_proto.cu"}
+# The kit's files a students' copy holds, for `make precheck CH=N` (the honesty gate and the
+# build, as the grader runs them).
+PRECHECK = ["classroom/kit.py", "classroom/gate.py", "classroom/compiled.py",
+            "classroom/submission.py", "classroom/precheck.py"]
 # The placeholder that keeps the notes' links to them working.
 PLACEHOLDER = ("# {title} {{#{anchor}}}\n\nThis page is for instructors: it is not part of the "
                "student's copy of the course. Ask your instructor.\n")
@@ -46,17 +57,11 @@ def fail(message):
 
 
 def tracked_files():
-    """The files of the course: git's list when this is a checkout, else every file but build/."""
+    """The course's own files (kit.course_files(): git's list, or classroom/MANIFEST)."""
     try:
-        out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-                             cwd=kit.ROOT, check=True, capture_output=True, text=True).stdout
-        files = [f for f in out.splitlines() if os.path.isfile(os.path.join(kit.ROOT, f))]
-    except (OSError, subprocess.CalledProcessError):
-        files = []
-        for top, dirs, names in os.walk(kit.ROOT):
-            dirs[:] = [d for d in dirs if d not in (".git", "build")]
-            files += [os.path.relpath(os.path.join(top, n), kit.ROOT) for n in names]
-    return sorted(files)
+        return kit.course_files()
+    except kit.ManifestError as e:
+        fail(str(e))
 
 
 def choose(words):
@@ -129,7 +134,8 @@ def main():
             top = rel.split("/")[0]
             if top in left_out or rel in INSTRUCTOR_ONLY:
                 continue
-            if rel.startswith("classroom/") and not (radix and rel.startswith(kit.RADIX_DIR + "/")):
+            if rel.startswith("classroom/") and rel not in PRECHECK and \
+                    not (radix and rel.startswith(kit.RADIX_DIR + "/")):
                 continue
             src = os.path.join(kit.ROOT, rel)
             dst = os.path.join(work, rel)
@@ -138,12 +144,15 @@ def main():
                 with open(dst, "w") as f:
                     f.write(unlink(open(src).read(), left_out))
             elif rel.endswith((".c", ".cu", ".h")):
-                text = open(src).read()
+                text = kit.replace_parts(open(src).read(), bodies, rel)
+                if rel in kit.MODEL_FILES:
+                    text = kit.replace_models(text, stubbed)
                 with open(dst, "w") as f:
-                    f.write(kit.replace_parts(text, bodies, rel))
+                    f.write(text)
                 shutil.copymode(src, dst)
             else:
                 shutil.copy2(src, dst)
+        precheck_files(work, stubbed)
         for rel, (title, anchor) in PLACEHOLDERS.items():
             with open(os.path.join(work, rel), "w") as f:
                 f.write(PLACEHOLDER.format(title=title, anchor=anchor))
@@ -167,25 +176,80 @@ def main():
     return 0
 
 
+def precheck_files(work, stubbed):
+    """What `make precheck CH=N` needs beside the kit's modules: the stubs of the copy's parts
+    (the gate's baseline), and each source with parts as handed out (classroom/reference/: the
+    course's text outside the parts, which the grader uses, and chapter 08's fixed
+    functions)."""
+    for name in sorted(stubbed):
+        os.makedirs(os.path.join(work, "classroom", "stubs"), exist_ok=True)
+        shutil.copy2(os.path.join(kit.KIT, "stubs", name + ".txt"),
+                     os.path.join(work, "classroom", "stubs", name + ".txt"))
+    for folder, _, sources in kit.assignments():
+        for s in sources:
+            rel = os.path.join(folder, s)
+            if os.path.isfile(os.path.join(work, rel)) and \
+                    (kit.parts(open(os.path.join(work, rel)).read(), rel) or folder.startswith("08")):
+                dst = os.path.join(work, "classroom", "reference", rel)
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                shutil.copy2(os.path.join(work, rel), dst)
+
+
 def project():
-    """(the project's name, its address) from the top of LICENSE, the one place they are set."""
+    """(the project's name, its holder) from the top of LICENSE, the one place they are set."""
     text = open(os.path.join(kit.ROOT, "LICENSE")).read()
-    name = re.search(r"^Project: *(.+)$", text, re.M)
-    home = re.search(r"^Home: *(.+)$", text, re.M)
+    name = re.search(r"^Project: *\"?([^\"\n]+)\"?$", text, re.M)
+    holder = re.search(r"^Holder: *(.+)$", text, re.M)
     return (name.group(1).strip() if name else "GPU prefix sum, step by step",
-            home.group(1).strip() if home else "")
+            holder.group(1).strip() if holder else "its authors")
 
 
 def modified_notice(chapters, radix):
-    """The notice CC BY 4.0 asks of a modified copy (LICENSE-docs): what was changed, and when."""
-    name, home = project()
+    """The notice CC BY 4.0 asks of a modified copy (LICENSE-docs): what it is from, what was
+    changed, and when."""
+    name, holder = project()
     what = ", ".join(str(c) for c in sorted(chapters)) + (" and the radix sort" if radix else "")
-    where = home if home and not home.startswith("<") else "its address: the top of LICENSE"
-    return (f"This copy was made from {name} ({where}) by `make starter` on "
+    return (f"This copy was made from \"{name}\", by {holder}, under CC BY 4.0 (the notes) "
+            f"and the MIT License (the code), by `make starter` on "
             f"{datetime.date.today().isoformat()}, and modified for a class: the students' parts "
             f"(chapters {what or 'none'}) are replaced by stubs, later chapters, the answers and "
             f"the instructor's guide are left out, and ASSIGNMENT.md is added. The licences are in "
             f"LICENSE and LICENSE-docs.\n")
+
+
+# The honesty check's rules, as classroom/gate.py applies them (the grader and `make precheck`).
+RULES = """## What your parts may use: the honesty check
+
+Before the grader runs anything, it compiles your file and reads what the compiler made of
+each of your parts (it does not search your text for words: a local variable called `read` or
+`signal` is yours to name). `make precheck CH=N` runs the same check, then builds the chapter
+with the grader's flags (warnings are errors), in this copy, before you hand in.
+
+A part may use: `printf` and the rest of stdio's output; OpenMP (`#pragma omp`, `omp_*`);
+`<math.h>` and `<string.h>` on its own data; the CUDA calls a launcher makes (kernel launches,
+`CUDA_CHECK`, `cudaGetLastError`, `cudaMemset*`, occupancy and device queries, events,
+streams); the functions you write (in your parts); your other parts (a part carried from an
+earlier chapter too); the course's functions its own solution uses (such as chapter 01's
+`scan_serial()`, or chapter 07's `load_descriptor()`); standard headers; `#define` for your own
+constants.
+
+A part may not: end the program (`exit`, `abort`) or use signals; touch files, other
+programs, threads of its own or the environment (`fopen`, `system`, `getenv`); call CUB or
+Thrust; call the course's host code (`scan_reference()`, the checks, the readers), nor the
+course's other functions (another variant's scan, the driver); in a GPU chapter, allocate or
+copy memory (`malloc`, `cudaMalloc`, `cudaMemcpy`, `__managed__`, the driver API); change the
+course's code outside it (a macro that changes how a later line reads, or a part that closes
+its function); hold a system call in assembly. Anything else the compiled code refers to is
+refused with its name; if you need it, ask your instructor. A part that fails the check scores
+0 in every item, with the line and the reason.
+
+A part that still holds its stub (comments and blanks aside) is \"not written\": no points for
+its build or sanitizers, and no honesty failure."""
+WORK_SHARING = ("Chapter 01: the threaded variant must share the scan among its threads. The "
+                "grader watches which thread writes each part of the output, and how much time "
+                "each thread spends (on 3, 4 and 7 threads); if one thread wrote 90 % of it, or "
+                "spent 75 % of the time, the self-test, in place and hidden vectors score 0 (45 "
+                "of 60 points), and your instructor is told.")
 
 
 def assignment_page(work, chapters, radix, left_out, stubbed):
@@ -230,7 +294,10 @@ def assignment_page(work, chapters, radix, left_out, stubbed):
     lines += ["", "Check a chapter with `make chapter-N && ./run --self-test` (and, for chapters 06 "
               "and 07, `./run --stress 200`); `make test` runs every check that needs no GPU, and "
               "the GPU ones where there is a GPU. Until a part is written, its chapter's "
-              "self-test (and so `make test`) fails with the part's TODO line."]
+              "self-test (and so `make test`) fails with the part's TODO line.", ""]
+    lines += RULES.splitlines()
+    if 1 in chapters:
+        lines += ["", WORK_SHARING]
     if 8 in chapters:
         lines += ["", "Chapter 08 is a speed contest: its whole kernel is yours to tune. It is "
                   "graded on correctness and on its speed as a share of a `cudaMemcpy` of the same "

@@ -435,6 +435,7 @@ static void slice_bounds(int n, int t, int threads, int *begin, int *end)
 static void model_threads(uint32_t *x, int n, int threads, int exclusive, uint32_t *aggregate,
                           uint32_t *prefix)
 {
+    /* [model of student part: three-steps] */
     int begin, end;
     for (int t = 0; t < threads; ++t) {
         slice_bounds(n, t, threads, &begin, &end);
@@ -456,6 +457,7 @@ static void model_threads(uint32_t *x, int n, int threads, int exclusive, uint32
             x[i] = exclusive ? carry - v : carry;
         }
     }
+    /* [end of model of student part: three-steps] */
 }
 
 /** The threaded scan against the serial one for every n up to MAX_N and 1 … 17 threads (more

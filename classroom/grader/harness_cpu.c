@@ -1,86 +1,179 @@
 /**
  * \file harness_cpu.c
- * \brief The grader's in-place battery for chapter 01, the CPU chapter: the chapter's own scan,
- *        called with its output the same array as its input.
+ * \brief The grader's runs of chapter 01, the CPU chapter, through the chapter's own scan: the
+ *        in-place battery, the check that the threads share the work, and the n > 2^31 case.
  *
  * The chapter's self-test scans into a separate output, so it cannot see a scan that reads an
  * element after writing it. The grader links the student's chapter 01 with this file and with a
  * copy of common/selftest.o whose self_test_run() is renamed course_self_test_run(); the
- * chapter's main() then calls the self_test_run() below, which runs the battery's sizes (up to
- * `-n N` when given, like the self-test), every pattern, inclusive and exclusive, every variant,
- * in place, and compares every element with the CPU reference. The input seed is GRADE_SEED from
- * the environment, when set. Run as `harness --self-test [-n N]`; exit 0 when every case passed,
- * 1 otherwise (docs/CONVENTIONS.md §4).
+ * chapter's main() then calls the self_test_run() below with its own scan. Run as
+ * `harness --self-test [-n N]`:
  *
- * The one-thread check. The grader's copy of the chapter calls grade_slice_seen(n) first thing
- * in scan_serial() (classroom/grade.py adds the call to the course's text, outside the parts),
- * which records the longest call and adds n to the count of the OpenMP thread that called it
- * (its thread number in the outermost parallel region, so a nested region of one thread counts
- * as its parent). After each call of the "threads" variant on T > 1 threads and n >= 2T
- * elements, each thread's slice holds at most ceil(n / T) elements, so the variant did the scan
- * on one thread if one call of scan_serial() scanned more than that, or if a thread scanned more
- * than that in all while some threads scanned nothing (one thread taking the slices one by
- * one). The line `ONE THREAD: ...` then says so (the grader takes it as an honesty failure). A
- * part that scans each slice twice is not caught, nor one that scans with a loop of its own
- * instead of scan_serial().
+ * - the in-place battery: the battery's sizes (up to N when given, like the self-test), every
+ *   pattern, inclusive and exclusive, every variant, in place, every element compared with the
+ *   CPU reference; the seed is GRADE_SEED from the environment, when set;
+ * - the work-sharing check, on every call of the "threads" variant (on T > 1 threads) of at
+ *   least 16 pages per thread: the battery's large sizes, and a size of its own (1024 pages per
+ *   thread and a few more from GRADE_SEED, so that a part cannot tell it apart), in place and
+ *   out of place. Two witnesses: the output's pages are made read-only, and the first write to
+ *   each page (a fault, caught here) records which OpenMP thread made it, then lets it through;
+ *   and each thread's CPU time during the call is read from its clock (the grader sets
+ *   OMP_WAIT_POLICY=passive, so a thread that waits sleeps). A variant whose threads share the
+ *   scan has each thread write first to its own slice's pages and spend about its share of the
+ *   time (its CPU time read on a call of its own, without the pages' faults); if one thread
+ *   wrote first to 90 % of the pages, or spent 75 % of the threads' time (2 ms or more in all),
+ *   the line `ONE THREAD: ...` says so (the grader's work-sharing item: docs/instructor.md). It
+ *   does not depend on how the part is written (scan_serial() or a loop of its own), and the
+ *   outputs are checked like the battery's;
+ * - with GRADE_BIG=N in the environment, instead: the n > 2^31 case, the "threads" variant,
+ *   inclusive, in place on one array of N elements (4N bytes: the grader's only host memory of
+ *   that size), the input from vector_gen.h with GRADE_SEED, the output checked as a stream
+ *   against the vector made again. It prints `big: ...` and exits 0 when right; `big: not run
+ *   here: ...` (exit 0) when the memory is not there.
+ * Exit 0 when every case passed, 1 otherwise (docs/CONVENTIONS.md §4).
  */
+#define _GNU_SOURCE /* MAP_ANONYMOUS */
 #include "battery_sizes.h"
 #include "data.h"
 #include "io.h"
 #include "selftest.h"
+#include "vector_gen.h"
 
 #include <omp.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
-/** Threads counted one by one by grade_slice_seen(); thread numbers above share the last count. */
-#define COUNTED_THREADS 256
+/** The tracked array: [g_base, g_base + g_bytes), and the thread that first wrote each page. */
+static char *g_base;
+static size_t g_bytes, g_page;
+static int *g_owner;
 
-/** Elements each thread has scanned with scan_serial() since the counts were cleared. */
-static size_t g_scanned[COUNTED_THREADS];
-
-/** The most elements one call of scan_serial() has scanned since then. */
-static size_t g_longest;
-
-/** Called by the grader's copy of scan_serial(): n elements scanned by this thread. */
-void grade_slice_seen(size_t n);
-void grade_slice_seen(size_t n)
+/** A write to a read-only page of the tracked array: note the writing thread, let it through. */
+static void on_fault(int sig, siginfo_t *info, void *unused)
 {
+    (void)unused;
+    char *at = (char *)info->si_addr;
+    if (!g_base || at < g_base || at >= g_base + g_bytes) {
+        signal(sig, SIG_DFL); /* a real fault: crash as it would have */
+        return;
+    }
+    const size_t page = (size_t)(at - g_base) / g_page;
     const int t = omp_get_level() >= 1 ? omp_get_ancestor_thread_num(1) : 0;
-    const int k = t < 0 ? 0 : t < COUNTED_THREADS ? t : COUNTED_THREADS - 1;
-#pragma omp critical(grade_slice_seen)
+    __atomic_compare_exchange_n(&g_owner[page], &(int){-1}, t, 0, __ATOMIC_RELAXED,
+                                __ATOMIC_RELAXED);
+    mprotect(g_base + page * g_page, g_page, PROT_READ | PROT_WRITE);
+}
+
+/** An array of n int32 on whole pages (mmap), so that its pages can be tracked. */
+static int32_t *page_array(size_t n, const char *what)
+{
+    const size_t bytes = (n ? n : 1) * sizeof(int32_t);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        fprintf(stderr, "harness: cannot map %zu bytes for %s\n", bytes, what);
+        exit(EXIT_USAGE);
+    }
+    return (int32_t *)p;
+}
+
+/** The CPU-time clock of each thread of the OpenMP team, and its reading when tracking began. */
+static clockid_t g_clock[256];
+static double g_cpu0[256];
+static int g_team;
+
+static double cpu_seconds(clockid_t c)
+{
+    struct timespec ts;
+    return clock_gettime(c, &ts) == 0 ? (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec : 0.0;
+}
+
+/** The clocks of the team's threads (the same threads run the part's parallel region: libgomp
+    keeps its team of that size). */
+static void team_clocks(void)
+{
+#pragma omp parallel
     {
-        g_scanned[k] += n;
-        g_longest = n > g_longest ? n : g_longest;
+        const int t = omp_get_thread_num();
+        if (t < 256)
+            pthread_getcpuclockid(pthread_self(), &g_clock[t]);
+#pragma omp single
+        g_team = omp_get_num_threads() < 256 ? omp_get_num_threads() : 256;
     }
 }
 
-/** Why the threaded variant's last call did the scan on one thread (T threads, n elements),
-    into `why`; 0 if it did not. */
-static int one_thread(size_t n, size_t threads, char *why, size_t len)
+/** Begin reading the threads' CPU time. */
+static void cpu_begin(void)
 {
-    const size_t slice = (n + threads - 1) / threads;
-    size_t most = 0, used = 0;
+    for (int t = 0; t < g_team; ++t)
+        g_cpu0[t] = cpu_seconds(g_clock[t]);
+}
+
+/** Into `why`, why one thread did the scan by its CPU time since cpu_begin(), returning 1, or
+    0. (Not on a call whose pages are tracked: the faults' cost would be counted too.) */
+static int cpu_end(size_t threads, char *why, size_t len)
+{
+    double total = 0, busiest = 0;
+    int busy = 0;
+    for (int t = 0; t < g_team; ++t) {
+        const double spent = cpu_seconds(g_clock[t]) - g_cpu0[t];
+        total += spent;
+        if (spent > busiest) {
+            busiest = spent;
+            busy = t;
+        }
+    }
+    if (getenv("GRADE_SHARE_DEBUG"))
+        fprintf(stderr, "share: cpu %.3f ms, thread %d %.3f ms\n", 1e3 * total, busy,
+                1e3 * busiest);
+    if (threads < 2 || total < 2e-3 || busiest < 0.75 * total)
+        return 0;
+    snprintf(why, len, "thread %d spent %.0f %% of the threads' CPU time (%.1f of %.1f ms) on "
+             "%zu threads", busy, 100.0 * busiest / total, 1e3 * busiest, 1e3 * total, threads);
+    return 1;
+}
+
+/** Begin tracking the first writer of each page of a[0..n). */
+static void track_begin(int32_t *a, size_t n)
+{
+    g_page = (size_t)sysconf(_SC_PAGESIZE);
+    g_bytes = (n * sizeof(int32_t) + g_page - 1) / g_page * g_page;
+    for (size_t p = 0; p < g_bytes / g_page; ++p)
+        g_owner[p] = -1;
+    g_base = (char *)a;
+    mprotect(g_base, g_bytes, PROT_READ);
+}
+
+/** End tracking; into `why`, why one thread did the scan (T threads), returning 1, or 0. */
+static int track_end(size_t threads, char *why, size_t len)
+{
+    mprotect(g_base, g_bytes, PROT_READ | PROT_WRITE);
+    const size_t pages = g_bytes / g_page;
+    size_t count[256] = {0}, written = 0, most = 0;
     int who = 0;
-    for (int k = 0; k < COUNTED_THREADS; ++k) {
-        used += g_scanned[k] > 0;
-        if (g_scanned[k] > most) {
-            most = g_scanned[k];
+    for (size_t p = 0; p < pages; ++p) {
+        const int t = g_owner[p];
+        if (t < 0)
+            continue;
+        ++written;
+        const int k = t < 256 ? t : 255;
+        if (++count[k] > most) {
+            most = count[k];
             who = k;
         }
     }
-    if (threads < 2 || n < 2 * threads)
+    g_base = NULL;
+    if (getenv("GRADE_SHARE_DEBUG"))
+        fprintf(stderr, "share: %zu pages, thread %d wrote first to %zu\n", written, who, most);
+    if (threads < 2 || written < 8 * threads || 10 * most < 9 * written)
         return 0;
-    if (g_longest > slice)
-        snprintf(why, len, "one call of scan_serial() scanned %zu elements, more than a slice "
-                 "(at most %zu)", g_longest, slice);
-    else if (used < threads && most > slice)
-        snprintf(why, len, "thread %d scanned %zu elements with scan_serial(), more than a slice "
-                 "(at most %zu), while %zu threads scanned none", who, most, slice,
-                 threads - used);
-    else
-        return 0;
+    snprintf(why, len, "thread %d wrote first to %zu of the output's %zu pages (%.0f %%) on %zu "
+             "threads", who, most, written, 100.0 * (double)most / (double)written, threads);
     return 1;
 }
 
@@ -91,20 +184,105 @@ static uint64_t grade_seed(uint64_t fallback)
     return s && *s ? strtoull(s, NULL, 10) : fallback;
 }
 
+/** The index of the "threads" variant, or -1. */
+static int threads_variant(const scan_program *prog)
+{
+    for (int v = 0; v < prog->variant_count; ++v)
+        if (strcmp(prog->variants[v], "threads") == 0)
+            return v;
+    return -1;
+}
+
+/** GRADE_BIG=N: the threaded variant on N elements in place, checked as a stream. */
+static int big_case(const scan_program *prog, scan_fn fn, void *ctx, size_t n, uint64_t seed)
+{
+    const int v = threads_variant(prog);
+    const size_t need = n * sizeof(int32_t) + ((size_t)1 << 28);
+    const size_t have = host_memory_available();
+    if (v < 0 || (have && have < need)) {
+        printf("big: not run here: n = %zu needs %.1f GiB of host memory, %.1f GiB available\n",
+               n, (double)need / (1 << 30), (double)have / (1 << 30));
+        return EXIT_OK;
+    }
+    int32_t *a = page_array(n, "the n > 2^31 array");
+    const uint64_t key = grade_vector_key(seed, n);
+    const long long blocks = (long long)((n + (1u << 20) - 1) >> 20);
+#pragma omp parallel for schedule(static)
+    for (long long b = 0; b < blocks; ++b)
+        for (size_t i = (size_t)b << 20; i < n && i < ((size_t)b + 1) << 20; ++i)
+            a[i] = grade_vector_at(key, i);
+    const int status = fn(ctx, v, a, a, n, 0);
+    /* The check: each block's sum of the input, their exclusive scan, then each block compared
+       with the running sum from its prefix, all in parallel; the first wrong index is kept. */
+    uint32_t *prefix = (uint32_t *)xmalloc((size_t)(blocks + 1) * sizeof(uint32_t), "the sums");
+#pragma omp parallel for schedule(static)
+    for (long long b = 0; b < blocks; ++b) {
+        uint32_t s = 0;
+        for (size_t i = (size_t)b << 20; i < n && i < ((size_t)b + 1) << 20; ++i)
+            s += (uint32_t)grade_vector_at(key, i);
+        prefix[b + 1] = s;
+    }
+    prefix[0] = 0;
+    for (long long b = 0; b < blocks; ++b)
+        prefix[b + 1] += prefix[b];
+    size_t first = n, wrong = 0;
+#pragma omp parallel for schedule(static) reduction(+ : wrong) reduction(min : first)
+    for (long long b = 0; b < blocks; ++b) {
+        uint32_t s = prefix[b];
+        for (size_t i = (size_t)b << 20; i < n && i < ((size_t)b + 1) << 20; ++i) {
+            s += (uint32_t)grade_vector_at(key, i);
+            if (a[i] != (int32_t)s) {
+                ++wrong;
+                first = i < first ? i : first;
+            }
+        }
+    }
+    if (wrong) {
+        uint32_t s = prefix[first >> 20];
+        for (size_t i = first >> 20 << 20; i <= first; ++i)
+            s += (uint32_t)grade_vector_at(key, i);
+        printf("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: WRONG: %zu "
+               "of %zu elements wrong; the first at index %zu: expected %d, got %d\n", n,
+               omp_get_max_threads(), wrong, n, first, (int32_t)s, a[first]);
+    } else {
+        printf("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: right%s\n",
+               n, omp_get_max_threads(), status ? " (but the scan returned an error)" : "");
+    }
+    free(prefix);
+    munmap(a, n * sizeof(int32_t));
+    return wrong || status ? EXIT_WRONG : EXIT_OK;
+}
+
 int self_test_run(const scan_program *prog, const scan_options *opt, const self_test_config *cfg,
                   scan_fn fn, void *ctx)
 {
+    const uint64_t seed = grade_seed(opt->seed);
+    const char *big = getenv("GRADE_BIG");
+    if (big && *big)
+        return big_case(prog, fn, ctx, (size_t)strtoull(big, NULL, 10), seed);
     size_t sizes[IN_PLACE_MAX_SIZES], largest = 0;
     const size_t limit = opt->n_given ? opt->n : (size_t)-1;
     const int count = in_place_sizes(cfg->tile, limit, sizes);
-    const uint64_t seed = grade_seed(opt->seed);
     long passed = 0, failed = 0, one_threads = 0;
     const size_t threads = (size_t)omp_get_max_threads();
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    /* the check's own size: 1024 pages per thread (4 MiB: time enough for the CPU clocks), and
+       up to 16 pages more, from the seed */
+    const size_t sharing = threads > 1 ? (1024 * threads + grade_mix(seed) % 16) * page /
+                                         sizeof(int32_t) + grade_mix(seed + 1) % 1024 : 0;
+    team_clocks();
     for (int i = 0; i < count; ++i)
         largest = sizes[i] > largest ? sizes[i] : largest;
-    int32_t *in = (int32_t *)xmalloc(largest * sizeof(int32_t), "the input");
-    int32_t *buf = (int32_t *)xmalloc(largest * sizeof(int32_t), "the in-place array");
-    int32_t *ref = (int32_t *)xmalloc(largest * sizeof(int32_t), "the reference");
+    int32_t *in = (int32_t *)xmalloc((largest ? largest : 1) * sizeof(int32_t), "the input");
+    int32_t *buf = page_array(largest, "the in-place array");
+    int32_t *ref = (int32_t *)xmalloc((largest ? largest : 1) * sizeof(int32_t), "the reference");
+    const size_t most = largest > 4 * sharing ? largest : 4 * sharing;
+    g_owner = (int *)xmalloc((most * sizeof(int32_t) / page + 2) * sizeof(int), "the pages");
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigaction(SIGSEGV, &sa, NULL);
     printf("in-place battery of %s: %d sizes up to %zu, 4 patterns, inclusive and exclusive, "
            "every variant, seed %llu\n", prog->name, count, largest, (unsigned long long)seed);
     for (int i = 0; i < count; ++i) {
@@ -116,14 +294,15 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
                 for (int v = 0; v < prog->variant_count; ++v) {
                     if (n)
                         memcpy(buf, in, n * sizeof(int32_t));
-                    memset(g_scanned, 0, sizeof g_scanned);
-                    g_longest = 0;
+                    const int tracked = strcmp(prog->variants[v], "threads") == 0 &&
+                                        threads > 1 && n >= 16 * threads * page / sizeof(int32_t);
+                    if (tracked)
+                        track_begin(buf, n);
                     const int status = fn(ctx, v, buf, buf, n, exclusive);
                     char why[200];
-                    if (strcmp(prog->variants[v], "threads") == 0 &&
-                        one_thread(n, threads, why, sizeof why) && one_threads++ == 0)
-                        printf("ONE THREAD: variant threads, n=%zu on %zu threads: %s: the "
-                               "threads must share the scan\n", n, threads, why);
+                    if (tracked && track_end(threads, why, sizeof why) && one_threads++ == 0)
+                        printf("ONE THREAD: variant threads, n=%zu: %s: the threads must share "
+                               "the scan\n", n, why);
                     const verify_result r = verify_scan(ref, buf, n);
                     if (status == 0 && r.mismatches == 0) {
                         ++passed;
@@ -139,9 +318,51 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
             }
         }
     }
+    /* the work-sharing check's own size, in place and out of place (a part cannot behave only
+       when in == out), inclusive, random input */
+    const int tv = threads_variant(prog);
+    if (sharing && tv >= 0) {
+        /* the CPU-time call is 4 times as large: its serial time must dwarf the threads' own */
+        const size_t big = 4 * sharing;
+        int32_t *src = (int32_t *)xmalloc(big * sizeof(int32_t), "the work-sharing input");
+        int32_t *want = (int32_t *)xmalloc(big * sizeof(int32_t), "the reference");
+        int32_t *out = page_array(big, "the work-sharing output");
+        generate_input(src, big, PATTERN_RANDOM, seed);
+        scan_reference(src, want, big, 0, prog->segment);
+        /* 2: in place, pages tracked; 1: out of place, pages tracked; 0: in place, CPU time */
+        for (int k = 2; k >= 0; --k) {
+            const int in_place = k != 1;
+            const size_t n = k ? sharing : big;
+            memcpy(out, src, n * sizeof(int32_t));
+            char why[200];
+            if (k)
+                track_begin(out, n);
+            else
+                cpu_begin();
+            const int status = fn(ctx, tv, in_place ? out : src, out, n, 0);
+            const int one = k ? track_end(threads, why, sizeof why) :
+                                cpu_end(threads, why, sizeof why);
+            if (one && one_threads++ == 0)
+                printf("ONE THREAD: variant threads, n=%zu, %s: %s: the threads must share the "
+                       "scan\n", n, in_place ? "in place" : "out of place", why);
+            const verify_result r = verify_scan(want, out, n);
+            if (status == 0 && r.mismatches == 0) {
+                ++passed;
+            } else if (++failed <= 4) {
+                printf("  FAIL %s: n=%zu pattern=random variant=threads inclusive\n",
+                       in_place ? "in place" : "out of place", n);
+                verify_report(stdout, &r, want, out, n);
+            }
+        }
+        munmap(out, big * sizeof(int32_t));
+        free(src);
+        free(want);
+    }
+    signal(SIGSEGV, SIG_DFL);
     free(in);
-    free(buf);
+    munmap(buf, (largest ? largest : 1) * sizeof(int32_t));
     free(ref);
+    free(g_owner);
     printf("in place %s: %ld passed, %ld failed\n", failed ? "FAILED" : "passed", passed, failed);
     return failed ? EXIT_WRONG : EXIT_OK;
 }

@@ -30,6 +30,14 @@
  *                                         counter) is seen, whichever calls it skips. grade.py
  *                                         draws n, R, K and W from a secret for each run.
  *                                         Prints one line `speed: key=value ...`.
+ *   harness --big N [--variant A,B]       the n > 2^31 case: every variant (or those) scans N
+ *                                         elements in place on the GPU (inclusive for the first,
+ *                                         exclusive for the next, and so on), the input from
+ *                                         vector_gen.h made and copied up 64 MiB at a time, the
+ *                                         output copied back and checked as a stream against
+ *                                         the vector made again: the host holds 64 MiB, not n.
+ *                                         Prints `big: ...` per variant; `big: not run here:
+ *                                         ...` (exit 0) when the GPU lacks the memory.
  * The seed is GRADE_SEED from the environment when set. Exit status: 0 passed (or measured and
  * right), 1 a result was wrong, 2 bad usage, 3 CUDA trouble (docs/CONVENTIONS.md §4).
  */
@@ -40,6 +48,7 @@
 #include "gpu_driver.h"
 #include "io.h"
 #include "report.h"
+#include "vector_gen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +60,8 @@ extern "C" int ref_main(int argc, char **argv);
 /** What the harness was asked to do. */
 typedef struct harness_request {
     int speed;               /**< 1: --speed, 0: --in-place */
-    const char *variant;     /**< --speed's variant */
+    size_t big;              /**< --big N: the n > 2^31 case (0: not asked) */
+    const char *variant;     /**< --speed's variant, or --big's (NULL: every variant) */
     size_t n;                /**< -n (0: the default) */
     int rounds;              /**< --rounds */
     int reps;                /**< --reps */
@@ -141,6 +151,155 @@ static int in_place(const gpu_chapter *ch, const harness_request *rq)
     free(ref);
     printf("in place %s: %ld passed, %ld failed\n", failed ? "FAILED" : "passed", passed, failed);
     return failed ? EXIT_WRONG : EXIT_OK;
+}
+
+/** Elements made, copied and checked at a time in the n > 2^31 case (64 MiB). */
+#define BIG_CHUNK ((size_t)1 << 24)
+
+/**
+ * Check out[0..k) against the scan of the vector's elements first .. first + k, given the sum
+ * of the elements before them (`*carry`, moved on past them): in parallel, in 64 pieces (each
+ * piece's sum, their prefix, then each piece compared). Counts the wrong elements into
+ * `*wrong` and keeps the smallest wrong index in `*first_wrong`.
+ */
+static void check_chunk(uint64_t key, size_t first, size_t k, int exclusive, size_t segment,
+                        const int32_t *out, uint32_t *carry, size_t *wrong, size_t *first_wrong,
+                        int32_t *want, int32_t *got)
+{
+    enum { PIECES = 64 };
+    uint32_t sum[PIECES + 1] = {0};
+    const size_t piece = (k + PIECES - 1) / PIECES;
+    if (segment) {
+        /* a segmented scan (chapters 02 and 03): each piece starts from the sum of its segment's
+           elements before it (fewer than a segment), made again */
+#pragma omp parallel for schedule(static)
+        for (int p = 0; p < PIECES; ++p) {
+            const size_t at = first + (size_t)p * piece;
+            uint32_t s = 0;
+            for (size_t i = at - at % segment; i < at; ++i)
+                s += (uint32_t)grade_vector_at(key, i);
+            sum[p] = s;
+        }
+    } else {
+#pragma omp parallel for schedule(static)
+        for (int p = 0; p < PIECES; ++p) {
+            uint32_t s = 0;
+            for (size_t i = (size_t)p * piece; i < k && i < (size_t)(p + 1) * piece; ++i)
+                s += (uint32_t)grade_vector_at(key, first + i);
+            sum[p + 1] = s;
+        }
+        sum[0] = *carry;
+        for (int p = 0; p < PIECES; ++p)
+            sum[p + 1] += sum[p];
+    }
+    size_t bad = 0, at = (size_t)-1;
+#pragma omp parallel for schedule(static) reduction(+ : bad) reduction(min : at)
+    for (int p = 0; p < PIECES; ++p) {
+        uint32_t s = sum[p];
+        for (size_t i = (size_t)p * piece; i < k && i < (size_t)(p + 1) * piece; ++i) {
+            if (segment && (first + i) % segment == 0)
+                s = 0;
+            const uint32_t x = (uint32_t)grade_vector_at(key, first + i);
+            const int32_t expect = (int32_t)(exclusive ? s : s + x);
+            s += x;
+            if (out[i] != expect) {
+                ++bad;
+                at = i < at ? i : at;
+            }
+        }
+    }
+    if (bad && *wrong == 0) {
+        uint32_t s = sum[at / piece];
+        for (size_t i = at / piece * piece; i < at; ++i) {
+            if (segment && (first + i) % segment == 0)
+                s = 0;
+            s += (uint32_t)grade_vector_at(key, first + i);
+        }
+        if (segment && (first + at) % segment == 0)
+            s = 0;
+        const uint32_t x = (uint32_t)grade_vector_at(key, first + at);
+        *want = (int32_t)(exclusive ? s : s + x);
+        *got = out[at];
+        *first_wrong = first + at;
+    }
+    *wrong += bad;
+    *carry = sum[PIECES];
+}
+
+/** 1 if `name` is one of the comma-separated names of `list`. */
+static int in_list(const char *list, const char *name)
+{
+    const size_t len = strlen(name);
+    for (const char *at = list; (at = strstr(at, name)) != NULL; at += len)
+        if ((at == list || at[-1] == ',') && (at[len] == ',' || at[len] == '\0'))
+            return 1;
+    return 0;
+}
+
+/** `--big N`: the n > 2^31 case, in place, every variant (or those --variant names, comma
+    separated), checked as a stream; the host holds BIG_CHUNK elements at a time. */
+static int big_case(const gpu_chapter *ch, const harness_request *rq)
+{
+    const size_t n = rq->big;
+    const uint64_t key = grade_vector_key(rq->seed, n);
+    int32_t *host = (int32_t *)xmalloc(BIG_CHUNK * sizeof(int32_t), "the chunk");
+    int32_t *d_buf = NULL;
+    int status = EXIT_OK, ran = 0;
+    for (int v = 0; v < ch->prog.variant_count; ++v) {
+        if (rq->variant && !in_list(rq->variant, ch->prog.variants[v]))
+            continue;
+        const int exclusive = ran++ % 2;
+        const size_t scratch_bytes = ch->temp_bytes ? ch->temp_bytes(v, n) : 0;
+        const double need = (double)n * sizeof(int32_t) + (double)scratch_bytes;
+        if (!d_buf && need > 0.95 * (double)cuda_free_bytes()) {
+            printf("big: not run here: n = %zu needs %.1f GiB of GPU memory, %.1f GiB free\n", n,
+                   need / (1 << 30), (double)cuda_free_bytes() / (1 << 30));
+            free(host);
+            return EXIT_OK;
+        }
+        if (!d_buf)
+            CUDA_CHECK(cudaMalloc((void **)&d_buf, n * sizeof(int32_t)));
+        for (size_t first = 0; first < n; first += BIG_CHUNK) {
+            const size_t k = n - first < BIG_CHUNK ? n - first : BIG_CHUNK;
+#pragma omp parallel for schedule(static)
+            for (long long i = 0; i < (long long)k; ++i)
+                host[i] = grade_vector_at(key, first + (size_t)i);
+            CUDA_CHECK(cudaMemcpy(d_buf + first, host, k * sizeof(int32_t),
+                                  cudaMemcpyHostToDevice));
+        }
+        scratch s = scratch_for(ch, v, n);
+        scratch_before_run(ch, v, &s);
+        ch->scan(v, d_buf, d_buf, n, exclusive, s.d, s.bytes);
+        CUDA_CHECK_LAUNCH();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaFree(s.d));
+        uint32_t carry = 0;
+        size_t wrong = 0, first_wrong = 0;
+        int32_t want = 0, got = 0;
+        for (size_t first = 0; first < n; first += BIG_CHUNK) {
+            const size_t k = n - first < BIG_CHUNK ? n - first : BIG_CHUNK;
+            CUDA_CHECK(cudaMemcpy(host, d_buf + first, k * sizeof(int32_t),
+                                  cudaMemcpyDeviceToHost));
+            check_chunk(key, first, k, exclusive, ch->prog.segment, host, &carry, &wrong,
+                        &first_wrong, &want, &got);
+        }
+        if (wrong) {
+            printf("big: n = %zu, variant %s, %s, in place: WRONG: %zu of %zu elements wrong; the "
+                   "first at index %zu: expected %d, got %d\n", n, ch->prog.variants[v],
+                   exclusive ? "exclusive" : "inclusive", wrong, n, first_wrong, want, got);
+            status = EXIT_WRONG;
+        } else {
+            printf("big: n = %zu, variant %s, %s, in place: right\n", n, ch->prog.variants[v],
+                   exclusive ? "exclusive" : "inclusive");
+        }
+    }
+    if (d_buf)
+        CUDA_CHECK(cudaFree(d_buf));
+    free(host);
+    if (!ran)
+        cli_fail(EXIT_USAGE, "--big: no variant %s in %s", rq->variant ? rq->variant : "",
+                 ch->prog.name);
+    return status;
 }
 
 /** The index of variant `name` in `ch`, or -1. */
@@ -323,6 +482,8 @@ extern "C" int gpu_chapter_main(int argc, char **argv, const gpu_chapter *ch)
         char line[256];
         cuda_init_device(&props);
         printf("%s\n", cuda_device_line(&props, line, sizeof line));
+        if (g_request.big)
+            return big_case(ch, &g_request);
         if (!g_request.speed)
             return in_place(ch, &g_request);
         char name[] = "run";
@@ -356,6 +517,11 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--speed") == 0 && i + 1 < argc) {
             g_request.speed = mode_given = 1;
             g_request.variant = argv[++i];
+        } else if (strcmp(argv[i], "--big") == 0 && i + 1 < argc) {
+            g_request.big = whole("--big", argv[++i]);
+            mode_given = g_request.big > 0;
+        } else if (strcmp(argv[i], "--variant") == 0 && i + 1 < argc) {
+            g_request.variant = argv[++i];
         } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
             g_request.n = whole("-n", argv[++i]);
         } else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
@@ -366,7 +532,7 @@ int main(int argc, char **argv)
             g_request.warmup = (int)whole("--warmup", argv[++i]);
         } else {
             cli_fail(EXIT_USAGE, "usage: harness --in-place [-n N] | --speed VARIANT [-n N] "
-                     "[--rounds R] [--reps K] [--warmup W]");
+                     "[--rounds R] [--reps K] [--warmup W] | --big N [--variant NAME]");
         }
     }
     if (!mode_given || g_request.rounds < 1 || g_request.reps < 1 || g_request.warmup < 0 ||

@@ -11,8 +11,11 @@ lines of the stubs themselves. Two searches:
     any length;
   - in every text file of DIR (notes, docs, tests, scripts), no line contains a solution line of
     20 characters or more (shorter ones, like `break;`, turn up in any C file).
-Also checked: docs/answers.md and docs/instructor.md are placeholders, and no instructor-only
-file (the grader, tests/plant_bugs.sh) is there. Exit 0 when clean; 1 with every leak listed.
+The models of the stubbed parts outside the chapters (tests/scan_networks.c's model_threads())
+count as solution lines too. Also checked: docs/answers.md and docs/instructor.md are
+placeholders, no instructor-only file (the grader, tests/plant_bugs.sh) is there, and of
+classroom/ only what `make precheck` needs (starter.PRECHECK, the stubs, classroom/reference/)
+and the radix sort's folder. Exit 0 when clean; 1 with every leak listed.
 """
 import os
 import re
@@ -38,6 +41,18 @@ def solution_lines(stubbed):
         for name, where, body in ps:
             if name in stubbed:
                 solution.update(norm(l) for l in body.splitlines())
+    for rel in kit.MODEL_FILES:
+        text = open(os.path.join(kit.ROOT, rel)).read()
+        for name, body in kit.models(text):
+            if name in stubbed:
+                solution.update(norm(l) for l in body.splitlines())
+                stub_lines.update(norm(l) for l in open(os.path.join(
+                    kit.KIT, "stubs", name + ".model.txt")).read().splitlines())
+        inside = False
+        for line in text.splitlines():
+            inside = (inside or bool(kit.MODEL_BEGIN.match(line))) and not kit.MODEL_END.match(line)
+            if not inside:
+                common.add(norm(line))
     for name in stubbed:
         stub_lines.update(norm(l) for l in kit.stub(name).splitlines())
     return {l for l in solution if l} - common - stub_lines
@@ -51,6 +66,9 @@ def main():
     chapters, radix = starter.choose(sys.argv[2:])
     kept, left_out, stubbed = starter.plan(chapters, radix)
     lines = solution_lines(stubbed)
+    stub_text = {norm(l) for name in stubbed for l in kit.stub(name).splitlines()} | {
+        norm(l) for name in stubbed if os.path.isfile(os.path.join(kit.KIT, "stubs", name + ".model.txt"))
+        for l in open(os.path.join(kit.KIT, "stubs", name + ".model.txt")).read().splitlines()}
     long_lines = [l for l in lines if len(l) >= LONG]
     sources = {os.path.join(folder, s) for folder, _, srcs in kit.assignments() for s in srcs}
     leaks, files = [], 0
@@ -68,7 +86,7 @@ def main():
                 l = norm(line)
                 if rel in sources and l in lines:
                     leaks.append(f"{rel}:{number}: {l}")
-                elif any(s in l for s in long_lines):
+                elif l not in stub_text and any(s in l for s in long_lines):
                     leaks.append(f"{rel}:{number}: {l}")
     for rel in starter.PLACEHOLDERS:
         path = os.path.join(top, rel)
@@ -77,6 +95,12 @@ def main():
     for rel in sorted(starter.INSTRUCTOR_ONLY - set(starter.PLACEHOLDERS)) + ["classroom/grade.py"]:
         if os.path.exists(os.path.join(top, rel)):
             leaks.append(f"{rel}: an instructor-only file is in the copy")
+    for base, dirs, names in os.walk(os.path.join(top, "classroom")):
+        for n in names:
+            rel = os.path.relpath(os.path.join(base, n), top)
+            if rel not in starter.PRECHECK and not rel.startswith(
+                    ("classroom/stubs/", "classroom/reference/", kit.RADIX_DIR + "/")):
+                leaks.append(f"{rel}: a file of the kit that the copy does not need")
     for line in leaks[:40]:
         print("LEAK " + line)
     print(f"starter {top}: {len(stubbed)} parts stubbed, {len(lines)} solution lines "

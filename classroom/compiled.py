@@ -1,0 +1,389 @@
+"""What the compiler makes of a chapter's source: the honesty gate's view (classroom/gate.py).
+
+The gate does not read C itself. It asks the compilers, and reads what they say:
+
+  - the preprocessor (`-E`): the text of every line of the source as the compiler sees it
+    (comments gone; macros, trigraphs, digraphs, splices, pasting all done), and every header
+    each line brought in (the line markers gcc writes when it enters and leaves a file);
+  - the host object, compiled without optimisation, with line information (`-g -O0`), read back
+    with `objdump -dlr`: every symbol each line of the source refers to (calls, addresses taken,
+    data read), every function and the line it starts on, and any system-call instruction;
+  - for CUDA sources, the device code as PTX compiled with `-G` (no inlining, line information):
+    every function each line calls, where each function was defined (the chapter's file, a
+    header, a library), and whether any variable is `__managed__`.
+
+Python 3, standard library only; it needs gcc (and nvcc for a .cu), objdump and c++filt
+(binutils). Used by gate.py, in the grader and in the students' copy (`make precheck`).
+"""
+import os
+import re
+import subprocess
+
+# objdump's line markers: "/path/file.c:123" or "/path/file.c:123 (discriminator 4)"
+LINE_MARK = re.compile(r"^(/[^:]*|[A-Za-z]:[^:]*):(\d+)(?: \(discriminator \d+\))?$")
+FUNC_HEAD = re.compile(r"^[0-9a-f]+ <(.+)>:$")
+RELOC = re.compile(r"^\s+[0-9a-f]+: (R_[A-Z0-9_]+)\s+(.*?)(?:[+-]0x[0-9a-f]+)?$")
+INSN = re.compile(r"^\s+[0-9a-f]+:\s+(\S+)(?:\s+(.*))?$")
+SYSCALL = re.compile(r"^(syscall|sysenter|int\s+\$0x80)\b")
+PP_MARK = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)\s*$')
+
+
+def run(cmd, cwd=None):
+    """(exit status, output) of a command; 127 when it is not there."""
+    try:
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, errors="replace")
+        return r.returncode, r.stdout + r.stderr
+    except OSError as e:
+        return 127, str(e)
+
+
+def demangle(names):
+    """C++ names demangled by c++filt (C names come back as they are)."""
+    names = list(names)
+    if not names:
+        return {}
+    try:
+        r = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True)
+        out = r.stdout.splitlines()
+    except OSError:
+        out = []
+    return dict(zip(names, out if len(out) == len(names) else names))
+
+
+def base_name(name):
+    """`scan_tiles_kernel(int const*, ...)` -> `scan_tiles_kernel`; `ns::f<int>(x)` -> `ns::f`;
+    a section name `.text.scan_serial` -> `scan_serial`."""
+    if name.startswith(".text."):
+        name = name[len(".text."):]
+    depth, out = 0, []
+    for c in name:
+        if c in "<(":
+            depth += 1
+        elif c in ">)":
+            depth -= 1
+        elif depth == 0:
+            out.append(c)
+    name = "".join(out).strip()
+    return name.split()[-1] if name else name
+
+
+class View:
+    """What the compiler made of one source. Lines are the source's own line numbers.
+
+    refs:       [(line, symbol, how, function)]: every symbol a line of the source refers to;
+                how is 'host' (a relocation in the host object) or 'device' (a call in the PTX),
+                function the one whose code it is in
+    functions:  {symbol: (origin, first line, side)}: origin is 'main' (the source itself),
+                'generated' (code nvcc writes), a header's path, or 'library' (no line info)
+    calls_in:   {symbol: [(symbol, how)]}: what each function of the object refers to, for
+                following header functions (a template's body) to what they call
+    kernels:    names (demangled, base) of the source's __global__ functions
+    lines_of:   {symbol: set of the source's lines its code comes from}
+    includes:   [(line, path)]: each header the source's line `line` included itself
+    pp:         {line: text}: each line of the source after preprocessing (blanks collapsed),
+                with the flags of the gate's own compile (GATE_C, GATE_CU)
+    moved:      lines after which the preprocessor's line markers jump where no preprocessing
+                of this file puts them (a #line directive: it would move code to other lines)
+    syscalls:   lines that hold a system-call instruction
+    init:       functions run before main() or at exit (.init_array, .fini_array, .ctors)
+    managed:    names of __managed__ variables
+    """
+
+    def __init__(self):
+        self.refs, self.functions, self.calls_in = [], {}, {}
+        self.kernels, self.includes, self.pp = set(), [], {}
+        self.syscalls, self.init, self.managed = [], set(), []
+        self.lines_of, self.moved = {}, []
+
+    def function_at(self, line, side):
+        """The functions (host or device side) whose code comes from this line of the source."""
+        return {f for f, ls in self.lines_of.items() if line in ls and
+                self.functions.get(f, ("", 0, ""))[2] == side}
+
+
+# The gate's own compile: no optimisation, no inlining (every call stays a call), line
+# information; the preprocessing of the gate's view uses the same flags.
+GATE_C = ["-O0", "-fno-inline", "-g"]
+GATE_CU = ["-G", "-g", "-O0", "-Xcompiler", "-O0,-fno-inline"]
+
+
+def real_flags(env, cuda):
+    """The flags of the course's real build that change what the preprocessor defines (the
+    optimisation level, -G, -fno-inline): the gate compares its view with these."""
+    words = (env["NVCCFLAGS"] if cuda else env["CFLAGS"]).split()
+    return [w for w in words if re.match(r"^-(O\w*|G|g|fno-inline\w*|finline\w*)$", w)]
+
+
+def preprocess(env, rel, text, top, cuda, extra=None, host=False):
+    """The source `text`, written to top/rel and preprocessed from `top` (so that __FILE__ is
+    `rel` whatever `top` is), with the gate's flags or `extra`; for a .cu, the device side, or
+    the host side when `host`: (status, {line: text}, [(line, header)], output, moved)."""
+    path = os.path.join(top, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    folder = os.path.join(env["ROOT"], os.path.dirname(rel))
+    if cuda:
+        cmd = [env["NVCC"], "-std=c++20", "-E", "-Xcompiler", "-fopenmp", "-I", folder] + \
+            (GATE_CU if extra is None else list(extra)) + (["-U__CUDA_ARCH__"] if host else []) + \
+            includes_of(env["NVCCFLAGS"]) + [rel]
+    else:
+        cmd = [env["CC"] or "gcc", "-std=c11", "-fopenmp", "-E", "-I", folder] + \
+            (GATE_C if extra is None else list(extra)) + includes_of(env["CFLAGS"]) + [rel]
+    status, out = run(cmd, cwd=top)
+    if status:
+        return status, {}, [], out, []
+    lines, includes, moved = read_pp(out, rel, text.count("\n") + 1)
+    return 0, lines, includes, "", moved
+
+
+def includes_of(flags):
+    """The -I and -D options of a flags string."""
+    words, out = flags.split(), []
+    for i, w in enumerate(words):
+        if w in ("-I", "-D") and i + 1 < len(words):
+            out += [w, words[i + 1]]
+        elif w.startswith(("-I", "-D")) and len(w) > 2:
+            out.append(w)
+    return out
+
+
+def read_pp(out, rel, count=None):
+    """The preprocessor's output: the text of each line of file `rel`, each header that one of
+    its lines included (gcc's line markers: flag 1 enters a file, flag 2 returns to one), and
+    the lines after which a marker moved the numbering as no include or blank lines do (back,
+    past the file's `count` lines, or to another file without entering it: a #line)."""
+    lines, includes, moved = {}, [], []
+    current, number, entered = None, 0, None
+    for raw in out.split("\n"):
+        m = PP_MARK.match(raw)
+        if m:
+            where, flags = m.group(2), m.group(3).split()
+            if "1" in flags and current == rel:
+                entered = where
+            if "2" in flags and where == rel and entered:
+                includes.append((int(m.group(1)) - 1, entered))
+                entered = None
+            # (gcc itself steps back one line after a #pragma, to resync its numbering)
+            if current == rel and number > 0 and not flags and not where.startswith("<") and \
+                    (where != rel or int(m.group(1)) < number - 1 or
+                                                 (count and int(m.group(1)) > count + 1)):
+                moved.append(number)
+            current, number = where, int(m.group(1))
+            continue
+        if raw.startswith("#") and not raw.startswith("#pragma"):
+            continue
+        if current == rel:
+            text = " ".join(raw.split())
+            if text:
+                lines[number] = (lines.get(number, "") + " " + text).strip()
+        number += 1
+    return lines, includes, moved
+
+
+def compile_view(env, rel, text, top, cuda, main_paths=()):
+    """Compile `text` (the source at rel) for the gate, in `top`: (View, None), or (None, the
+    compiler's output) when it does not compile (the build item says so; the gate cannot)."""
+    view = View()
+    status, view.pp, view.includes, out, view.moved = preprocess(env, rel, text, top, cuda)
+    if status:
+        return None, out
+    path = os.path.join(top, rel)
+    obj = os.path.join(top, "gate.o")
+    folder = os.path.join(env["ROOT"], os.path.dirname(rel))
+    if cuda:
+        keep = os.path.join(top, "keep")
+        os.makedirs(keep, exist_ok=True)
+        arch = gate_arch(env)
+        cmd = [env["NVCC"], "-std=c++20"] + GATE_CU + [
+            "-Xcompiler", "-ffunction-sections,-fopenmp", "-gencode",
+            f"arch=compute_{arch},code=compute_{arch}", "--keep", "--keep-dir", keep,
+            "-I", folder] + includes_of(env["NVCCFLAGS"]) + ["-c", path, "-o", obj]
+    else:
+        cmd = [env["CC"] or "gcc", "-std=c11", "-fopenmp", "-ffunction-sections"] + GATE_C + \
+            ["-I", folder] + includes_of(env["CFLAGS"]) + ["-c", path, "-o", obj]
+    status, out = run(cmd, cwd=top)
+    if status:
+        return None, out
+    mains = {os.path.realpath(path)} | {os.path.realpath(p) for p in main_paths}
+    stand_ins = set()
+    if cuda:
+        stem = os.path.splitext(os.path.basename(rel))[0]
+        cpp = os.path.join(keep, stem + ".cudafe1.cpp")
+        if os.path.isfile(cpp):
+            stand_ins = device_stand_ins(open(cpp, errors="replace").read())
+    read_host(view, obj, mains, stand_ins)
+    if cuda:
+        ptx = os.path.join(keep, stem + ".ptx")
+        if os.path.isfile(ptx):
+            read_ptx(view, open(ptx).read(), mains)
+    return view, None
+
+
+def gate_arch(env):
+    """The first architecture of the course's flags (the gate's PTX is for one; any will do)."""
+    m = re.search(r"compute_(\d+)", env.get("NVCCFLAGS", ""))
+    return m.group(1) if m else "90"
+
+
+# Functions nvcc writes into its host copy of the source (cudafe1.cpp): nvcc's, not the source's.
+GENERATED = re.compile(r"^(__nv_|__cuda|__device_stub__|__sti__|_GLOBAL__)")
+
+
+def origin_of(path, mains):
+    """'main' for the source itself, 'generated' for nvcc's stub file, else the path."""
+    if os.path.realpath(path) in mains:
+        return "main"
+    if path.endswith(".cudafe1.cpp"):
+        return "main"  # nvcc's host copy of the source keeps its line numbers
+    if path.endswith((".cudafe1.stub.c", ".fatbin.c")) or "/crt/host_runtime.h" in path:
+        return "generated"
+    return path
+
+
+# nvcc's host stand-in for a __device__ function: a body that calls exit(), with the real body
+# after it in `#if 0` (cudafe1.cpp); its references are nvcc's, not the source's.
+STAND_IN = re.compile(r"__attribute__\(\(unused\)\)[^;{}]*?\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\n"
+                      r"(?:#[^\n]*\n)*\{int volatile ___ = 1;[^\n]*\n(?:#[^\n]*\n)*"
+                      r"(?:[^\n]*exit\(___\);\}\n)(?:#[^\n]*\n)*#if 0\n")
+
+
+def device_stand_ins(cpp):
+    """Names of the functions cudafe1.cpp replaced by a stand-in (device-only functions)."""
+    return {m.group(1) for m in STAND_IN.finditer(cpp)}
+
+
+def read_host(view, obj, mains, stand_ins=frozenset()):
+    """The host object's functions and what each line refers to (objdump -dlr); the functions
+    named in stand_ins (nvcc's host stand-ins for device functions) refer to nothing."""
+    status, out = run(["objdump", "-dlr", "--no-show-raw-insn", "-C", obj])
+    if status:
+        return
+    func, origin, line, first, sections = None, None, 0, {}, {}
+    for raw in out.splitlines():
+        m = FUNC_HEAD.match(raw)
+        if m:
+            func, origin, line = m.group(1), None, 0
+            view.calls_in.setdefault(func, [])
+            continue
+        m = LINE_MARK.match(raw)
+        if m:
+            origin, line = origin_of(m.group(1), mains), int(m.group(2))
+            if func and func not in first:
+                first[func] = (origin, line)
+            if func and origin == "main" and line:
+                view.lines_of.setdefault(func, set()).add(line)
+            continue
+        if func is None:
+            continue
+        m = RELOC.match(raw)
+        if m:
+            symbol = m.group(2).strip()
+            if symbol.startswith(".text."):
+                symbol = sections.setdefault(symbol, symbol[len(".text."):])
+            if not symbol or symbol.startswith((".rodata", ".bss", ".data", ".debug",
+                                                ".LC", ".eh_frame", ".nv_fatbin")):
+                continue
+            if base_name(func) in stand_ins:
+                continue
+            view.calls_in[func].append((symbol, "host"))
+            if origin == "main":
+                view.refs.append((line, symbol, "host", func))
+            continue
+        m = INSN.match(raw)
+        if m and SYSCALL.match(" ".join(filter(None, m.groups()))) and origin == "main":
+            view.syscalls.append(line)
+    # a local function is referred to by its section (.text._ZL10tile_countm): its name
+    names = demangle(sections.values())
+    rename = {k: names.get(v, v) for k, v in sections.items()}
+    view.refs = [(l, rename.get(".text." + s, s) if ".text." + s in rename else s, h, f)
+                 for l, s, h, f in view.refs]
+    for f, calls in view.calls_in.items():
+        view.calls_in[f] = [(rename.get(".text." + s, s), h) for s, h in calls]
+    for func, (origin, line) in first.items():
+        view.functions[func] = ("generated" if GENERATED.match(func) else origin, line, "host")
+    for name in list(view.calls_in):
+        view.functions.setdefault(name, ("library", 0, "host"))
+    status, out = run(["readelf", "-rW", obj])
+    section = ""
+    for raw in out.splitlines():
+        m = re.match(r"^Relocation section '([^']+)'", raw)
+        if m:
+            section = m.group(1)
+            continue
+        if section in (".rela.init_array", ".rela.fini_array", ".rela.ctors", ".rela.dtors"):
+            parts = raw.split()
+            if len(parts) >= 5 and parts[2].startswith("R_"):
+                view.init.add(parts[4])
+
+
+def read_ptx(view, ptx, mains):
+    """The device code: each function's origin and first line, each line's calls (PTX with -G:
+    every call is a `call` instruction after the `.loc` of its line). A function's header is
+    followed by `{` at the start of a line (its body, to the `}` at the start of a line) or by
+    `;` (a declaration, such as vprintf's)."""
+    files = {m.group(1): m.group(2)
+             for m in re.finditer(r'^\s*\.file\s+(\d+)\s+"([^"]*)"', ptx, re.M)}
+    raw_names, body_of = set(), {}
+    header, func, origin, line, pending = None, None, None, 0, None
+    for raw in ptx.splitlines():
+        s = raw.strip()
+        if func is None:
+            m = re.match(r"^(?:\.(?:visible|weak|extern)\s+)*\.(entry|func)\b(.*)$", s)
+            if m and raw[:1] == ".":
+                rest = re.sub(r"\(\s*\.param[^)]*\)", " ", m.group(2))
+                name = re.findall(r"[A-Za-z_$][\w$.]*", rest)
+                header = (name[0], m.group(1) == "entry") if name else None
+                if header:
+                    raw_names.add(header[0])
+            elif raw.startswith("{") and header:
+                func = header[0]
+                body_of[func] = {"entry": header[1], "origin": None, "line": 0, "calls": [],
+                                 "lines": set()}
+                header, origin, line = None, None, 0
+            elif raw.startswith(";"):
+                header = None
+            elif ".attribute(.managed)" in s:
+                view.managed += re.findall(r"([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\])?\s*(?:=.*)?;$", s)
+            continue
+        if raw.startswith("}"):
+            func = None
+            continue
+        m = re.match(r"^\.loc\s+(\d+)\s+(\d+)", s)
+        if m:
+            where = files.get(m.group(1))
+            origin = origin_of(where, mains) if where else None
+            line = int(m.group(2))
+            if body_of[func]["origin"] is None and line and origin:
+                body_of[func]["origin"], body_of[func]["line"] = origin, line
+            if origin == "main" and line:
+                body_of[func]["lines"].add(line)
+            continue
+        if re.match(r"^call(\.uni)?\b", s):
+            pending = s[s.index("call") + 4:]
+        elif pending is not None:
+            pending += " " + s
+        if pending is not None:
+            target = re.sub(r"\([^)]*\)", " ", re.sub(r"^\.uni", "", pending.strip()))
+            names = re.findall(r"[A-Za-z_$][\w$]*", target)
+            if names:
+                body_of[func]["calls"].append(names[0])
+                raw_names.add(names[0])
+                if origin == "main" and line:
+                    view.refs.append((line, names[0], "device", func))
+                pending = None
+            elif ";" in pending:
+                pending = None
+    names = demangle(raw_names)
+    view.refs = [(l, names.get(n, n), how, names.get(f, f)) if how == "device" else (l, n, how, f)
+                 for l, n, how, f in view.refs]
+    for raw, info in body_of.items():
+        name = names.get(raw, raw)
+        view.functions[name] = (info["origin"] or "library", info["line"], "device")
+        if info["lines"]:
+            view.lines_of[name] = info["lines"]
+        view.calls_in[name] = [(names.get(c, c), "device") for c in info["calls"]]
+        if info["entry"]:
+            view.kernels.add(base_name(name))
+    for raw in raw_names - set(body_of):
+        view.functions.setdefault(names.get(raw, raw), ("library", 0, "device"))

@@ -1,0 +1,489 @@
+"""The honesty gate: what a student's part may not do, decided from what the compiler makes of it.
+
+The same code runs in the grader (classroom/grade.py) and in the students' copy (`make precheck
+CH=N`, classroom/precheck.py), so a student sees the verdict before the due date. It compiles
+the chapter twice, with the student's parts and with the stubs in their place (the baseline,
+what was handed out), and reads both with classroom/compiled.py. Then, for each of the student's
+own parts (the lines between its markers):
+
+  1. What the part's lines refer to in the compiled code (calls, addresses taken, data read, in
+     host code and in device code) must be allowed (refused(), below): printf and the rest of
+     stdio's output, OpenMP, <math.h>, <string.h>, the CUDA calls a launcher makes (launches,
+     error checks, memset, occupancy and device queries, events, streams), the part's own
+     functions, the student's other parts, functions of standard headers, and the course's
+     functions the course's own solution of the part calls (PART_MAY_CALL). Not allowed: ending
+     the program (exit, abort), files, other programs, the environment, signals; CUB, Thrust;
+     the course's host code (its CPU reference, checks, readers); in a GPU chapter, host memory
+     and copies (malloc, cudaMemcpy, graphs, the driver API); the course's other functions (a
+     scan of another variant, the driver); any other name, unless the instructor allows it
+     (GRADE_ALLOW="name ..."). Names in the source that are not references (a local variable
+     called `read` or `signal`) are not the compiler's business, so they are not the gate's.
+  2. A header a part's line includes must be a standard one (the C library, OpenMP, CUDA's own
+     headers but CUB's and Thrust's), not one of the course's files.
+  3. The course's lines outside the parts must read as they do in the baseline after
+     preprocessing (a part's macros may not change them), and each must still be compiled into
+     the function it belongs to (a part may not close its function and take the rest with it).
+  4. No system-call instruction on a part's lines, no function of a part that runs before
+     main() or at exit, no __managed__ memory.
+A part whose preprocessed lines are the stub's is "not written", never a failure of the gate.
+
+Chapter 08, the speed contest, takes the whole file: its fixed functions (CONTEST_FIXED) must
+read as the course's after preprocessing, and every other line is checked as a part's, with the
+fixed functions as the course's functions it may call only where the course's own file does.
+"""
+import hashlib
+import os
+import re
+import threading
+
+import compiled
+import kit
+
+# The course's functions (outside the parts) that the course's solution of each part calls:
+# a part may call these, its own functions and the student's other parts, not the course's
+# other functions (classroom/tests/test_kit.py checks that every solution passes).
+PART_MAY_CALL = {
+    "three-steps": {"scan_serial"},
+    "warp-scan": set(),
+    "sklansky": {"warp_exclusive_from_inclusive"},
+    "ragged-load": set(),
+    "ragged-store": set(),
+    "recursion": {"tile_count", "scratch_slice", "scan_tiles_kernel", "add_carries_kernel"},
+    "carry-kernel": set(),
+    "seeded-scan": {"load_tile", "block_scan_tile", "store_tile"},
+    "wait-and-publish": {"load_descriptor", "watchdog", "store_descriptor"},
+    "publish-aggregate": {"pack_descriptor", "store_descriptor"},
+    "look-back": {"load_descriptor", "pack_descriptor", "watchdog", "warp_reduce",
+                  "store_descriptor"},
+    "tile-draw": set(),
+    "histogram": {"digit_of"},
+    "digit-scan": set(),
+    "scatter": {"digit_of"},
+}
+
+# Functions of chapter 08 a contestant may not change (the variant dispatch, the scratch sizes,
+# the description line, the modes and main): the kernel is theirs to tune, what is timed and
+# checked is not.
+CONTEST_FIXED = ["lookback_temp_bytes", "lookback_scan", "describe_tiles", "two_streams_mode",
+                 "main"]
+
+ALLOWED = [
+    ("output", r"(printf|puts|putchar|fprintf|fputs|fputc|putc|fflush|vprintf|vfprintf|snprintf|"
+               r"sprintf|vsnprintf|vsprintf|perror|fwrite|stdout|stderr|__printf_chk|"
+               r"__fprintf_chk|__sprintf_chk|__snprintf_chk)"),
+    ("OpenMP", r"(omp_\w+|GOMP_\w+)"),
+    ("math", r"((a?(sin|cos|tan)h?|atan2|exp(2|10|m1)?|log(2|10|1p|b)?|pow|sqrt|cbrt|hypot|fabs|"
+             r"floor|ceil|round|l?lround|l?lrint|trunc|fmod|remainder|remquo|fmin|fmax|fdim|fma|"
+             r"ldexp|frexp|modf|nearbyint|rint|copysign|nan|erfc?|tgamma|lgamma|scalbl?n|ilogb|"
+             r"nextafter|nexttoward)[fl]?|l?l?abs|l?l?div|__isnan\w*|__isinf\w*|__finite\w*|"
+             r"__fpclassify\w*|__signbit\w*)"),
+    ("strings and memory of the part's own arrays",
+     r"(mem(cpy|set|move|cmp|chr)|str(n?len|n?cmp|r?chr|str|n?cpy|n?cat|c?spn|pbrk)|"
+     r"__mem\w+_chk|__str\w+_chk|qsort|bsearch|s?rand|rand_r|is(alnum|alpha|digit|space|upper|"
+     r"lower|xdigit|punct|print)|to(upper|lower)|__ctype_\w+)"),
+    ("time", r"(clock|clock_gettime|time|gettimeofday)"),
+    ("the compiler's helpers", r"(__stack_chk_fail|__assert_fail|__assertfail|__cxa_pure_virtual|"
+                               r"__cxa_guard_(acquire|release|abort)|_Unwind_Resume|"
+                               r"__gxx_personality_v0|"
+                               r"__(u?(div|mod|mul)[sdt]i3|popcount[sdt]i2|clz[sdt]i2|ctz[sdt]i2|"
+                               r"parity[sdt]i2|bswap[sd]i2|(ash|lsh)[lr][sdt]i3|neg[sdt]i2|"
+                               r"fix\w+|float\w+|extend\w+|trunc\w+|mul[sdx]c3|div[sdx]c3|"
+                               r"powi[sdx]f2))"),
+    ("a launcher's CUDA calls", r"(cudaLaunchKernel\w*|__cudaPushCallConfiguration|"
+                               r"__cudaPopCallConfiguration|cudaGetLastError|cudaPeekAtLastError|"
+                               r"cudaGetErrorString|cudaGetErrorName|cuda_fail|cudaMemset\w*|"
+                               r"cudaDeviceSynchronize|cudaStream(Synchronize|Query|WaitEvent|"
+                               r"Create\w*|Destroy)|cudaGetDevice\w*|cudaDeviceGetAttribute|"
+                               r"cudaOccupancy\w+|cudaFunc(GetAttributes|SetAttribute|"
+                               r"SetCacheConfig|SetSharedMemConfig)|cudaEvent\w+|"
+                               r"cudaLaunchCooperativeKernel\w*|cudaDeviceGetLimit|"
+                               r"cudaMemGetInfo|cudaDriverGetVersion|cudaRuntimeGetVersion)"),
+]
+CPU_MEMORY = r"(malloc|calloc|realloc|free|aligned_alloc|posix_memalign|xmalloc)"
+# Device code: what PTX may call beyond the source's and headers' functions (libdevice's __nv_*,
+# the intrinsics) is allowed, but for these.
+DEVICE_REFUSED = [(r"(malloc|free|__nv_aligned_device_malloc)",
+                   "device-side malloc: memory outside the scratch the launcher is given")]
+REFUSED = [
+    (r"(exit|_exit|_Exit|quick_exit|abort|atexit|at_quick_exit|__cxa_atexit|__cxa_thread_atexit\w*|"
+     r"longjmp|_?setjmp|siglongjmp|sigsetjmp|__longjmp_chk|__sigsetjmp|pthread_exit|raise|kill|"
+     r"signal|sigaction|sigprocmask|pthread_kill|pthread_sigmask|alarm|setitimer)",
+     "ending the program early, or signals"),
+    (r"(fopen|fopen64|freopen|fdopen|fclose|fread|fgets|fgetc|getc|getchar|fscanf|scanf|sscanf|"
+     r"open|open64|openat|creat|read|pread\w*|write|pwrite\w*|close|mmap\w*|munmap|mprotect|"
+     r"madvise|dup\d?|pipe\d?|popen|pclose|system|fork|vfork|clone\w*|exec\w*|posix_spawn\w*|"
+     r"dlopen|dlsym|dlvsym|dladdr|getenv|secure_getenv|setenv|putenv|unsetenv|environ|__environ|"
+     r"syscall|ioctl|fcntl\w*|stdin|unlink|remove|rename|stat\w*|fstat\w*|lstat\w*|"
+     r"pthread_create|sched_\w+|ptrace|prctl)",
+     "files, other programs, threads other than OpenMP's, or the environment"),
+    (r"(?i)(\w*::)*(cub|thrust)(::|_)\w*.*|\w*_(cub|thrust)\w*",
+     "a library scan or sort (CUB, Thrust)"),
+    (r"(cuda(Memcpy\w*|Malloc\w*|Free\w*|Host\w+|MemPrefetch\w*|MemAdvise\w*|Graph\w*|"
+     r"GetDriverEntryPoint\w*|LaunchHostFunc|StreamAddCallback|StreamAttachMemAsync|MemPool\w*|"
+     r"IpcOpen\w*|ImportExternal\w*|GetSymbolAddress|MemcpyToSymbol\w*)|cuGetProcAddress\w*|"
+     r"cu[A-Z]\w*)",
+     "copies or allocations (a scan on the host, or memory outside the scratch the launcher is "
+     "given), or the driver's functions"),
+    (r"(malloc|calloc|realloc|free|aligned_alloc|posix_memalign|memalign|valloc|pvalloc|xmalloc|"
+     r"operator new.*|operator delete.*|__libc_\w+)", "host memory (a scan on the host)"),
+]
+# Headers a part's line may include: the C library's and the compiler's, and CUDA's own, but the
+# libraries.
+HEADER_REFUSED = re.compile(r"(?i)/(cub|thrust)/|/cub\.cuh$|/thrust\w*\.h")
+
+
+def extra_allowed():
+    """Names the instructor allows beyond the lists (GRADE_ALLOW="name ...")."""
+    return set(os.environ.get("GRADE_ALLOW", "").split())
+
+
+def course_host_names(env):
+    """The functions common/ defines (the CPU reference, the checks, the readers), from its
+    objects, when they are built: named in the refusal of a call to one."""
+    names = set()
+    for key in ("COMMON_HOST_OBJS", "COMMON_CUDA_OBJS", "COMMON_BASELINE_OBJS"):
+        for obj in env.get(key, "").split():
+            if os.path.isfile(obj):
+                status, out = compiled.run(["nm", "-g", "--defined-only", "-C", obj])
+                names |= {compiled.base_name(l.split(None, 2)[2]) for l in out.splitlines()
+                          if len(l.split(None, 2)) == 3 and l.split()[1] in "TDBRW"}
+    return names - {"cuda_fail", "xmalloc"}
+
+
+def refused(symbol, cpu, course_host):
+    """Why a reference from a part to `symbol` (a name the compiled code refers to that is not a
+    function of the source itself) is not allowed; None when it is."""
+    name = compiled.base_name(symbol) if "(" in symbol or "<" in symbol else symbol
+    if name in extra_allowed() or symbol in extra_allowed():
+        return None
+    if cpu and re.fullmatch(CPU_MEMORY, name):
+        return None
+    for pattern, why in REFUSED:
+        if re.fullmatch(pattern, name) or re.fullmatch(pattern, symbol):
+            return why
+    for _, pattern in ALLOWED:
+        if re.fullmatch(pattern, name):
+            return None
+    if name in course_host:
+        return "the course's own host code (the CPU reference, the checks, the files)"
+    return ("not on the list of what a part may call (classroom/gate.py; your instructor can "
+            "allow it with GRADE_ALLOW)")
+
+
+def part_lines(text, own):
+    """{part name: (first line, last line)} of the bodies of the parts `own` in text (1-based;
+    an empty part is (k, k - 1))."""
+    out, line = {}, 1
+    for s in kit.split(text):
+        if s[0] == "out":
+            line += len(s[1])
+        else:
+            if s[1] in own:
+                out[s[1]] = (line + 1, line + len(s[4]))
+            line += len(s[4]) + 2
+    return out
+
+
+def outside_map(a_text, b_text):
+    """[(line in a, line in b)] of every line outside the parts, which a and b share."""
+    pairs = []
+    for text, k in ((a_text, 0), (b_text, 1)):
+        line, lines = 1, []
+        for s in kit.split(text):
+            if s[0] == "out":
+                lines += range(line, line + len(s[1]))
+                line += len(s[1])
+            else:
+                lines += [line, line + len(s[4]) + 1]  # the marker lines
+                line += len(s[4]) + 2
+        pairs.append(lines)
+    return list(zip(*pairs))
+
+
+def padded(text, other):
+    """text with each part padded with empty lines to the length of other's same part: the two
+    then have their outside lines at the same numbers (so __LINE__ expands alike)."""
+    lengths = {s[1]: len(s[4]) for s in kit.split(other) if s[0] == "part"}
+    segments = kit.split(text)
+    for i, s in enumerate(segments):
+        if s[0] == "part" and lengths.get(s[1], 0) > len(s[4]):
+            body = list(s[4])
+            if body and not body[-1].endswith("\n"):
+                body[-1] += "\n"
+            segments[i] = s[:4] + (body + ["\n"] * (lengths[s[1]] - len(s[4])), s[5])
+    return kit.join(segments)
+
+
+_BASELINES, _BASELINE_LOCK = {}, threading.Lock()
+
+
+def baseline_view(env, rel, text, work, cuda):
+    """The compiled view of a baseline (the same for every student of a class: made once)."""
+    key = (rel, hashlib.sha256(text.encode()).hexdigest())
+    with _BASELINE_LOCK:
+        if key not in _BASELINES:
+            top = os.path.join(work, "baseline_" + key[1][:12])
+            _BASELINES[key] = compiled.compile_view(env, rel, text, top, cuda)
+        return _BASELINES[key]
+
+
+def symbol_ok(view, symbol, how, part, own_lines, cpu, course_host, seen=None, all_lines=None,
+              around=frozenset()):
+    """Why the reference of `part` to `symbol` is refused, or None. The source's own functions:
+    those defined on a part's lines (own_lines) are the student's; the course's must be in
+    PART_MAY_CALL, be called by the course's code around the part (`around`: chapter 01's
+    slice_of()), or hold a part (all_lines: a carried part, such as the warp scan in chapter 03,
+    is the student's work of an earlier week). A function of a header is followed to what it
+    calls."""
+    info = view.functions.get(symbol)
+    name = compiled.base_name(symbol)
+    if info and info[0] == "main":
+        if any(a <= info[1] <= b for a, b in own_lines.values()):
+            return None
+        holds = view.lines_of.get(symbol, set())
+        if any(a <= l <= b for a, b in (all_lines or own_lines).values() for l in holds) or \
+                name in PART_MAY_CALL.get(part, set()) or name in around or \
+                name in extra_allowed():
+            return None
+        may = ", ".join(sorted(PART_MAY_CALL.get(part, set()))) or "none of the course functions"
+        return (f"the course's {name}(), outside your parts: your part may call {may} and what "
+                f"you write")
+    if info and info[0] == "generated":
+        return None
+    if info and info[0] not in ("library",):
+        if HEADER_REFUSED.search(info[0]):
+            return "a library scan or sort (CUB, Thrust)"
+        if how == "device" and re.search(r"(?i)\b(cub|thrust)::", symbol):
+            return "a library scan or sort (CUB, Thrust)"
+        seen = set() if seen is None else seen
+        if symbol in seen:
+            return None
+        seen.add(symbol)
+        for callee, h in view.calls_in.get(symbol, []):
+            why = symbol_ok(view, callee, h, part, own_lines, cpu, course_host, seen, all_lines,
+                            around)
+            if why:
+                return f"{why} (through {name}())"
+        return None
+    if how == "device":
+        for pattern, why in DEVICE_REFUSED:
+            if re.fullmatch(pattern, name):
+                return why
+        if re.search(r"(?i)\b(cub|thrust)::", symbol):
+            return "a library scan or sort (CUB, Thrust)"
+        return None
+    return refused(symbol, cpu, course_host)
+
+
+def check(env, rel, graded, baseline, own, work, cpu, course_host=frozenset()):
+    """The gate on one source: `graded` (the course's text with the student's own parts `own`)
+    against `baseline` (the same with their stubs). Returns (reasons, not written, log, view):
+    the reasons are empty when the parts pass; not written lists the parts that are the stub;
+    log is the compiler's output when the gate could not compile (the build item reports it)."""
+    cuda = rel.endswith(".cu")
+    view, log = compiled.compile_view(env, rel, graded, os.path.join(work, "graded"), cuda)
+    base, base_log = baseline_view(env, rel, baseline, work, cuda)
+    if view is None or base is None:
+        return [], [], log or base_log, None
+    lines = part_lines(graded, own)
+    every = part_lines(graded, {s[1] for s in kit.split(graded) if s[0] == "part"})
+    base_lines = part_lines(baseline, own)
+    # the stub, untouched (comments and blanks aside): not written
+    stubs = [p for p in own if [view.pp.get(l) for l in range(lines[p][0], lines[p][1] + 1)
+                                if view.pp.get(l)] ==
+             [base.pp.get(l) for l in range(base_lines[p][0], base_lines[p][1] + 1)
+              if base.pp.get(l)]]
+    reasons = []
+    for part in own:
+        if part in stubs:
+            continue
+        a, b = lines[part]
+        seen = set()
+        # the course's functions that the code around the part calls (in the baseline)
+        holders = {f for f, ls in view.lines_of.items() if any(a <= l <= b for l in ls)}
+        around = {compiled.base_name(c) for f in holders for c, _ in base.calls_in.get(f, [])}
+        for line, symbol, how, func in sorted(view.refs):
+            if not a <= line <= b or (symbol, how) in seen or compiled.GENERATED.match(symbol):
+                continue
+            if how == "host" and (compiled.base_name(func) in view.kernels or
+                                  func.startswith("__device_stub__")):
+                continue  # the host side of a kernel defined here: nvcc's code
+            seen.add((symbol, how))
+            why = symbol_ok(view, symbol, how, part, lines, cpu, course_host, None, every, around)
+            if why:
+                reasons.append(f"part {part}, line {line}: it refers to "
+                               f"{compiled.base_name(symbol)}: {why}")
+        for line, header in view.includes:
+            if a <= line <= b and (HEADER_REFUSED.search(header) or
+                                   os.path.realpath(header).startswith(
+                                       os.path.realpath(env["ROOT"]) + os.sep)):
+                reasons.append(f"part {part}, line {line}: it includes {header}: a part may "
+                               f"include standard headers only (not CUB, Thrust or the "
+                               f"course's files)")
+        for line in view.syscalls:
+            if a <= line <= b:
+                reasons.append(f"part {part}, line {line}: a system-call instruction (asm)")
+        for f in view.init:
+            info = view.functions.get(f) or view.functions.get(compiled.demangle([f]).get(f, f))
+            if info and info[0] == "main" and a <= info[1] <= b:
+                reasons.append(f"part {part}, line {info[1]}: {compiled.base_name(f)}() runs "
+                               f"before main() or at exit")
+    if view.managed:
+        reasons.append(f"__managed__ memory ({', '.join(view.managed)}): host-visible memory "
+                       f"outside the scratch the launcher is given")
+    written = [lines[p] for p in own if p not in stubs]
+    reasons += how_compiled(env, rel, graded, work, cuda, view, written)
+    reasons += outside_changed(env, rel, graded, baseline, view, base, work, cuda)
+    return reasons, stubs, None, view
+
+
+def how_compiled(env, rel, text, work, cuda, view, ranges):
+    """Reasons why the gate's view is not the real build's, on the lines in `ranges`: a #line
+    directive (the preprocessor's numbering moved: code would be counted on other lines), or a
+    line that preprocesses differently with the real build's flags (-O3: __OPTIMIZE__ defined,
+    __NO_INLINE__ not; without -G: no __CUDACC_DEBUG__) than with the gate's: a part that tests
+    them could show the gate one code and build another. For a .cu, both sides are compared
+    (the device's, and the host's)."""
+    reasons = [f"{rel}:{view.moved[0]}: a #line directive (it would move code to other lines, "
+               f"out of the check's sight)"] if view.moved else []
+    sides = [(False,), (True,)] if cuda else [(False,)]
+    for (host,) in sides:
+        top = os.path.join(work, "how_" + ("host" if host else "main"))
+        mine = view.pp if not host else compiled.preprocess(env, rel, text, top + "_g", cuda,
+                                                            None, True)[1]
+        real = compiled.preprocess(env, rel, text, top + "_r", cuda,
+                                   compiled.real_flags(env, cuda), host)[1]
+        for a, b in ranges:
+            bad = [l for l in range(a, b + 1) if mine.get(l) != real.get(l)]
+            if bad:
+                reasons.append(f"{rel}:{bad[0]}: this line of your part reads differently in the "
+                               f"real build ({' '.join(compiled.real_flags(env, cuda))}) than in "
+                               f"the check (it tests how it is compiled: __OPTIMIZE__, "
+                               f"__NO_INLINE__, __CUDACC_DEBUG__): a part may not")
+                return reasons
+    return reasons
+
+
+def same_line(pa, la, pb, lb):
+    """1 if line la of one preprocessed text reads as line lb of another, but for what __LINE__
+    made of each (its own line number)."""
+    a, b = pa.get(la), pb.get(lb)
+    return a == b or (a is not None and b is not None and
+                      re.sub(rf"\b{la}\b", "L", a) == re.sub(rf"\b{lb}\b", "L", b))
+
+
+def outside_changed(env, rel, graded, baseline, view, base, work, cuda):
+    """The course's lines outside the parts must preprocess to the same text as in the
+    baseline, and be compiled into the same functions. Their numbers differ where a part's
+    length does, and so may what __LINE__ expands to: a line that differs only there is
+    compared again with both files' parts padded to the same lengths."""
+    reasons = []
+
+    def differs(pa, pb, pairs):
+        for la, lb in pairs:
+            if not same_line(pa, la, pb, lb):
+                return la, pa.get(la)
+        return None
+    pairs = outside_map(graded, baseline)
+    if differs(view.pp, base.pp, pairs):
+        a_pad, b_pad = padded(graded, baseline), padded(baseline, graded)
+        sa = compiled.preprocess(env, rel, a_pad, os.path.join(work, "pad_a"), cuda)
+        sb = compiled.preprocess(env, rel, b_pad, os.path.join(work, "pad_b"), cuda)
+        found = differs(sa[1], sb[1], outside_map(a_pad, b_pad)) if not (sa[0] or sb[0]) else None
+        if found:
+            la, text = found
+            at = dict(outside_map(a_pad, graded)).get(la, la)
+            reasons.append(f"{rel}:{at}: the course's line reads differently after your part's "
+                           f"directives ({(text or '(nothing)')[:60]}): a part may not change "
+                           f"the code outside it")
+    for la, lb in pairs:
+        for side in ("host", "device"):
+            before = {compiled.base_name(f) for f in base.function_at(lb, side)}
+            after = {compiled.base_name(f) for f in view.function_at(la, side)}
+            emitted = {compiled.base_name(f) for f, ls in view.lines_of.items() if ls}
+            # a line of a function the graded code still has, now elsewhere or nowhere
+            if before and not before & after and (after or before & emitted):
+                reasons.append(f"{rel}:{la}: the course's line is now compiled into "
+                               f"{', '.join(sorted(after))}() instead of "
+                               f"{', '.join(sorted(before))}(): a part must end inside the "
+                               f"function it begins in")
+                return reasons
+    return reasons
+
+
+# ---------------------------------------------------------------------------------------------
+# Chapter 08, the contest: the whole file
+# ---------------------------------------------------------------------------------------------
+
+def function_span(lines, name):
+    """(first, last) 1-based lines of the top-level function `name` (from its header to its
+    closing brace at column 0), or None."""
+    for i, line in enumerate(lines):
+        if re.match(r"^(static |int |__global__ |__device__ )[^;]*\b" + re.escape(name) + r"\(",
+                    line):
+            for j in range(i, len(lines)):
+                if lines[j].startswith("}"):
+                    return i + 1, j + 1
+    return None
+
+
+def check_contest(env, rel, text, reference, work):
+    """The contest's gate: (reasons, log, view). `reference` is the course's file (the
+    grader's) or the handed-out one (the students' copy): the fixed functions are outside the
+    parts, the same in both."""
+    view, log = compiled.compile_view(env, rel, text, os.path.join(work, "graded"), True)
+    ref, ref_log = baseline_view(env, rel, reference, work, True)
+    if view is None or ref is None:
+        return [], log or ref_log, None
+    reasons, fixed = [], {}
+    for f in CONTEST_FIXED:
+        a, b = function_span(text.split("\n"), f), function_span(reference.split("\n"), f)
+        if b is None:
+            continue
+        mine = a and [l for l in range(a[0], a[1] + 1) if view.pp.get(l)]
+        theirs = [l for l in range(b[0], b[1] + 1) if ref.pp.get(l)]
+        if not mine or len(mine) != len(theirs) or \
+                not all(same_line(view.pp, x, ref.pp, y) for x, y in zip(mine, theirs)):
+            reasons.append(f"{rel}: {f}() differs from the course's: it chooses, checks or "
+                           f"prints what is timed, so it must stay as it is")
+        if a:
+            fixed[f] = a
+    allowed_fixed = set()
+    for line, symbol, how, func in ref.refs:
+        name = compiled.base_name(symbol)
+        if name in CONTEST_FIXED and not any(a <= line <= b for a, b in
+                                             [function_span(reference.split("\n"), f) or (0, -1)
+                                              for f in CONTEST_FIXED]):
+            allowed_fixed.add(name)
+    seen = set()
+    for line, symbol, how, func in sorted(view.refs):
+        if any(a <= line <= b for a, b in fixed.values()) or (symbol, how) in seen:
+            continue
+        if how == "host" and (compiled.base_name(func) in view.kernels or
+                              func.startswith("__device_stub__")):
+            continue
+        seen.add((symbol, how))
+        name = compiled.base_name(symbol)
+        if name in CONTEST_FIXED:
+            if name not in allowed_fixed:
+                reasons.append(f"{rel}:{line}: it calls {name}(), a fixed function, which only "
+                               f"the fixed functions may use")
+            continue
+        info = view.functions.get(symbol)
+        if info and info[0] == "main":
+            continue  # the contestant's own functions
+        why = symbol_ok(view, symbol, how, "", {"file": (1, 10 ** 9)}, False, set())
+        if why:
+            reasons.append(f"{rel}:{line}: it refers to {name}: {why}")
+    ref_headers = {h for _, h in ref.includes}
+    for line, header in view.includes:
+        if header not in ref_headers and (HEADER_REFUSED.search(header) or
+                                          os.path.realpath(header).startswith(
+                                              os.path.realpath(env["ROOT"]) + os.sep)):
+            reasons.append(f"{rel}:{line}: it includes {header}, which the course's file does not")
+    for line in view.syscalls:
+        reasons.append(f"{rel}:{line}: a system-call instruction (asm)")
+    if view.managed:
+        reasons.append(f"__managed__ memory ({', '.join(view.managed)})")
+    reasons += how_compiled(env, rel, text, work, True, view, [(1, text.count("\n") + 1)])
+    return reasons, None, view

@@ -1,0 +1,487 @@
+"""The items of a grade, and the rule that scores each (classroom/grade.py; the rubric is in
+docs/instructor.md). Read top to bottom: the chapters as the grader sees them, the hidden
+sizes, each item's run and rule, then grade(), which puts them together.
+
+The rules, in one place:
+  - honesty (a gate, classroom/gate.py): failed, every item scores 0;
+  - build 5: it builds with the course's flags, warnings as errors, and no part holds its stub;
+  - self-test, stress, in place, hidden vectors: all or nothing. An item scores 0 when any run
+    in it produced a wrong output (on any thread count, any size, any variant): no credit from
+    the runs that could not reach the bug, or that a race let pass;
+  - chapter 01, threads share the work (a gate on correctness): a threaded variant in which one
+    thread wrote first to 90 % or more of the output (harness_cpu.c) scores 0 in the self-test,
+    in place and hidden vectors (45 of 60 points), and is flagged for the instructor;
+  - sanitizers 10: each tool scores only when it found nothing and its run's outputs were
+    right, and the item only when every correctness item is full;
+  - speed 25: 0 when any correctness item lost points;
+  - a case this machine could not run (the n > 2^31 vector without the memory) is shown to the
+    student and the instructor as "not run here", and its item is marked partial, never ok;
+    an item that needs a GPU where there is none is "not graded here", out of 0.
+"""
+import os
+import random
+import re
+
+import runs
+from runs import log, max_n, run, tail  # noqa: F401 (log: for grade.py)
+
+# The chapters as the grader sees them: the variant its speed item times, the tile near whose
+# multiples the hidden sizes sit, whether it is a single-pass chapter (--stress), the segment
+# length of the segmented scans of chapters 02 and 03 (each segment scanned on its own), and the
+# variants the n > 2^31 case runs where not all (those that run the student's parts).
+CHAPTERS = {
+    1: {"cpu": True, "tile": None},
+    2: {"speed": "shfl", "tile": 512, "segment": 32, "extra": [31, 33, 32 * 1000 + 7],
+        "big_variants": "shfl"},
+    3: {"speed": "sklansky", "tile": 1024, "segment": 1024, "big_variants": "sklansky,coarsened"},
+    4: {"speed": "scan-then-fan", "tile": 1024, "extra": [(1 << 20) - 1, (1 << 20) + 1,
+                                                         (1 << 20) + 1025, 1024 * 1025 * 3]},
+    5: {"speed": "reduce-then-scan", "tile": 1024, "extra": [(1 << 21) + 1, (1 << 22) - 3,
+                                                            29999999]},
+    6: {"speed": "held-max", "tile": 1024, "stress": True,  # chunks of 4, 16, 56 (H200), 256 tiles
+        "big_variants": "held-max",
+        "extra": [4096 + 1, 16384 - 1, 16384 + 1, 57344 - 1, 57344 + 1, 262144 * 5 + 7]},
+    7: {"speed": "decoupled-lookback", "tile": 1024, "stress": True,
+        "extra": [32 * 1024, 32 * 1024 + 1, 33 * 1024 + 5, 64 * 1024 + 1]},
+    8: {"speed": "decoupled-lookback", "tile": 4096, "stress": True, "contest": True,
+        "sanitize_variant": "decoupled-lookback", "file_variant": "decoupled-lookback",
+        "extra": [32 * 4096 + 1, 256 * 4096 + 3, 257 * 4096 - 1]},
+    "radix": {"radix": True, "speed": "radix-sort", "tile": 2048, "sanitize_variant": "radix-sort",
+              "file_variant": "radix-sort", "extra": [255, 257, 2048 * 33 + 1]},
+}
+
+# Chapter 01's thread counts: its slices come from omp_get_max_threads(), so the grader sets
+# OMP_NUM_THREADS itself, whatever the grading machine's CPU count: a part that ignores the
+# slices' prefixes passes with one thread, and a one-CPU container must not grade it right.
+CPU_THREADS = (1, 3, 4, 7)
+# The n > 2^31 case: one array of this many int32 (8 GiB), in place.
+BIG_N = (1 << 31) + (1 << 17) + 7
+# The largest size of the self-test battery below the n > 2^31 case, which the grader runs
+# itself (the hidden vectors' item, in place) rather than the self-test's (three arrays).
+BATTERY_MAX = (1 << 24) + 1
+
+
+def item(name, max_score, visibility="visible"):
+    return {"name": name, "max_score": max_score, "score": 0.0, "output": "",
+            "visibility": visibility, "status": "graded"}
+
+
+def not_here(it, why):
+    it.update(status="not graded here", max_score=0, score=0.0,
+              output=f"not graded here: {why}. This item counts when graded on a machine that has "
+                     f"what it needs; the grade below is partial.")
+    return it
+
+
+def omp_env(threads, **more):
+    """The environment of a chapter 01 run on `threads` OpenMP threads (never fewer: not
+    dynamic; a thread that waits sleeps, so that its CPU time is its work: harness_cpu.c)."""
+    return dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_DYNAMIC="false",
+                OMP_WAIT_POLICY="passive", **more)
+
+
+# ---------------------------------------------------------------------------------------------
+# The hidden vectors
+# ---------------------------------------------------------------------------------------------
+
+def hidden_sizes(cfg, seed, threads=None):
+    """Sizes near the places where the chapter's structure changes: tile and grid boundaries
+    (for chapter 01, given `threads`, the slices of that many threads), whose offsets beyond
+    ±1 come from the seed, so that the sizes a student may read in this file are not all the
+    sizes graded."""
+    rng = random.Random(f"{seed}/{threads or cfg['tile']}")
+    if threads:
+        sizes = [threads - 1, threads + 1, 7 * threads + rng.randrange(1, threads + 1),
+                 (1 << 20) + rng.randrange(1, 4096)]
+    else:
+        tile = cfg["tile"]
+        sizes = [tile - 1, tile + 1, 2 * tile - 1, 3 * tile + 1,
+                 rng.randrange(900, 1100) * tile + rng.randrange(1, tile),
+                 (1 << 24) + rng.randrange(1, 4096), 50000000 + rng.randrange(1, 100000)]
+        sizes += cfg.get("extra", [])
+    cap = max_n()
+    return sorted({s for s in sizes if s > 0 and (cap is None or s <= cap)})
+
+
+def shared_cpu_sizes(seed):
+    """Chapter 01's larger sizes, run with every thread count of CPU_THREADS."""
+    rng = random.Random(f"{seed}/cpu")
+    cap = max_n()
+    return [s for s in ((1 << 24) + rng.randrange(1, 4096), 3000000 + rng.randrange(1, 100000))
+            if cap is None or s <= cap]
+
+
+class HiddenRuns:
+    """The hidden runs of a chapter for a seed: `files`, as (n, exclusive, in place, threads),
+    each a run of the chapter's own program on a vector file (--input, --output), and `big`,
+    the n > 2^31 case that the grader's harness runs in place (None for the radix sort, whose
+    sizes stop at 50 million), with `big_why` when GRADE_MAX_N leaves it out."""
+
+    def __init__(self, cfg, seed):
+        self.seed, self.files = seed, []
+        modes = [False] if cfg.get("radix") else [False, True]
+        if cfg.get("cpu"):
+            for k in CPU_THREADS:
+                self.files += [(n, e, False, k) for n in hidden_sizes(cfg, seed, k) for e in modes]
+            for n in shared_cpu_sizes(seed):
+                self.files += [(n, e, False, k) for k in CPU_THREADS for e in modes]
+            small = hidden_sizes(cfg, seed, CPU_THREADS[-1])
+            if small:
+                self.files.append((small[-1], False, True, CPU_THREADS[-1]))
+        else:
+            sizes = hidden_sizes(cfg, seed)
+            self.files += [(n, e, False, None) for n in sizes for e in modes]
+            if sizes and not cfg.get("radix"):
+                self.files.append((sizes[len(sizes) // 2], False, True, None))
+        self.big = None if cfg.get("radix") else BIG_N
+        self.big_why = None
+        if self.big and max_n() is not None and max_n() < BIG_N:
+            self.big, self.big_why = None, f"GRADE_MAX_N={max_n()} limits the sizes"
+
+
+# ---------------------------------------------------------------------------------------------
+# Running the student's programs
+# ---------------------------------------------------------------------------------------------
+
+def last_line_is(out, pattern):
+    lines = [l for l in out.strip().splitlines() if l.strip()]
+    return bool(lines) and re.match(pattern, lines[-1]) is not None
+
+
+FAILURE = re.compile(r"^\s*(FAIL|WRONG)\b|\bwrong\b|FAILED|WRONG|^TODO ")
+
+
+def excerpt(out, n=14):
+    """What a failed run printed, for the student: its first lines (what ran), the first
+    failure with the lines under it (its header: size, pattern, variant, first wrong element),
+    and its last lines (the count); not a tail that starts mid-stream."""
+    lines = [l for l in out.rstrip().splitlines() if l.strip()]
+    if len(lines) <= n:
+        return "\n".join(lines)
+    first = next((i for i, l in enumerate(lines) if FAILURE.search(l)), None)
+    keep = list(range(3)) + (list(range(first, min(first + 6, len(lines)))) if first is not None
+                             else []) + list(range(len(lines) - 3, len(lines)))
+    out_lines, last = [], -1
+    for i in sorted(set(keep)):
+        if i > last + 1:
+            out_lines.append("  ...")
+        out_lines.append(lines[i])
+        last = i
+    return "\n".join(out_lines)
+
+
+def runs_of(cmd, envs, pattern, sb, outputs=None):
+    """Run the student's cmd (through the Sandbox sb) once per (label, environment); (all
+    passed?, output). The output has one line per labelled run and the first failure's excerpt
+    (or, with one unlabelled run, its own lines). Each run's whole output is added to `outputs`
+    when given."""
+    lines, failure = [], None
+    for label, e in envs:
+        status, out = sb.run(cmd, env=e)
+        if outputs is not None:
+            outputs.append(out)
+        ok = status == 0 and last_line_is(out, pattern)
+        last = ([l for l in out.strip().splitlines() if l.strip()] or ["(no output)"])[-1]
+        if label:
+            lines.append(f"{label}: {'passed' if ok else 'FAILED'}: {last}")
+        if not ok and failure is None:
+            failure = (label, status, out)
+    if failure is None:
+        return True, "\n".join(lines) if lines else tail(out, 14)
+    label, status, out = failure
+    return False, "\n".join(lines + ([f"the first failure ({label}):"] if label else []) +
+                            [excerpt(out), f"(exit status {status})"])
+
+
+def battery_args():
+    """-n for the self-test and the in-place battery: GRADE_MAX_N, or the battery's sizes below
+    the n > 2^31 case (the hidden vectors' item runs that one, in place)."""
+    return ["-n", str(min(max_n() or BATTERY_MAX, BATTERY_MAX))]
+
+
+def in_place(cfg, it, h, envs, sb, work_sharing):
+    """The in-place item, through the harness; chapter 01's harness also says whether the
+    threads shared the work (work_sharing: the item of that gate)."""
+    if h is None:
+        it["output"] = "the in-place harness did not build"
+        return
+    if not sb.intact(h):
+        it["output"] = "not run: the grader's harness changed while your code ran"
+        return
+    outputs = []
+    ok, it["output"] = runs_of([h] + (["--self-test"] if cfg.get("cpu") else ["--in-place"]) +
+                               battery_args(), envs, r"^in place passed: \d+ passed, 0 failed$",
+                               sb, outputs)
+    it["score"] = it["max_score"] if ok else 0
+    if work_sharing is not None:
+        one = [l for out in outputs for l in out.splitlines() if l.startswith("ONE THREAD:")]
+        if one:
+            work_sharing.update(status_gate="failed", output=one[0][len("ONE THREAD: "):] +
+                                "\nThe threaded variant must share the scan among its threads: "
+                                "the self-test, in place and hidden vectors score 0 (45 of 60 "
+                                "points).")
+        else:
+            work_sharing.update(status_gate="passed", output="each thread wrote its own share "
+                                                             "of the output")
+
+
+def hidden_file_run(b, cfg, made, sb, k, n, exclusive, in_place_, threads):
+    """One hidden run of the chapter's program on a vector file: (ok, what, why)."""
+    path = made.vector[n]
+    target = sb.output_file(f"hidden_{k}.bin", path if in_place_ else None)
+    # a chapter that runs CUB beside the student's code writes the last variant's output:
+    # the student's variant alone, so that the file checked is theirs
+    cmd = [b.run, "--input", target if in_place_ else path, "--output", target] + \
+          (["--exclusive"] if exclusive else []) + \
+          (["--variant", cfg["file_variant"]] if cfg.get("file_variant") else [])
+    status, out = sb.run(cmd, env=omp_env(threads) if threads else None)
+    what = (f"n = {n}" + (", exclusive" if exclusive else "") + (", in place" if in_place_ else "")
+            + (f", OMP_NUM_THREADS={threads}" if threads else ""))
+    if status != 0:
+        said = [l.strip() for l in out.splitlines() if FAILURE.search(l)]
+        first = [l.strip() for l in out.splitlines() if "elements wrong; first at" in l]
+        ok, why = False, f"the program exited {status}: " + (said[0] if said else tail(out, 2)) + \
+            (f"; {first[0]}" if first else "")
+    elif not sb.intact(made.check):
+        ok, why = False, "the grader's checker changed while your program ran"
+    elif os.path.islink(target) or not os.path.isfile(target):
+        ok, why = False, "the output is not a plain file"
+    else:
+        c, said = run([made.check, "sort-seed" if cfg.get("radix") else "scan-seed",
+                       str(made.runs.seed), str(n), target] +
+                      ([] if cfg.get("radix") else ["exclusive" if exclusive else "inclusive"] +
+                       ([str(cfg["segment"])] if cfg.get("segment") else [])))
+        ok, why = c == 0, said.strip() + ("" if c == 0 else
+                                          " (the program said it was right; the grader's check "
+                                          "says it is not)")
+    if os.path.exists(target):
+        os.remove(target)
+    return ok, what, why
+
+
+def big_run(b, cfg, made, sb):
+    """The n > 2^31 case through the harness: (ok or None when not run here, lines)."""
+    h, n = made.harness, made.runs.big
+    if h is None:
+        return False, ["WRONG n > 2^31: the harness did not build"]
+    if not sb.intact(h):
+        return False, ["WRONG n > 2^31: the grader's harness changed while your code ran"]
+    if cfg.get("cpu"):
+        threads = CPU_THREADS[-1]
+        status, out = sb.run([h, "--self-test"], env=omp_env(threads, GRADE_BIG=str(n),
+                                                             GRADE_SEED=str(made.runs.seed)))
+    else:
+        variants = cfg.get("big_variants") or cfg.get("file_variant")
+        status, out = sb.run([h, "--big", str(n)] + (["--variant", variants] if variants else []),
+                             env=dict(os.environ, GRADE_SEED=str(made.runs.seed)))
+    said = [l[len("big: "):] for l in out.splitlines() if l.startswith("big: ")]
+    if said and all(l.startswith("not run here") for l in said):
+        return None, said[:1]
+    if status == 0 and said and all(l.endswith("right") for l in said):
+        return True, [f"ok    {l}" for l in said]
+    return False, [f"WRONG {l}" for l in said if not l.endswith("right")] or \
+        [f"WRONG n = {n}, in place: exit status {status}: {tail(out, 3)}"]
+
+
+def hidden(b, cfg, it, made, sb, pool):
+    """The hidden runs, each output checked, every element, by the grader's own checker
+    against the vector made again; all must be right. The runs go to `pool`; the returned
+    function waits for them and scores the item."""
+    rs = made.runs
+    futures = [pool.submit(hidden_file_run, b, cfg, made, sb, k, *r)
+               for k, r in enumerate(rs.files)]
+    big = pool.submit(big_run, b, cfg, made, sb) if rs.big else None
+
+    def collect():
+        results = [f.result() for f in futures]
+        passed = sum(ok for ok, _, _ in results)
+        lines = [f"WRONG {what}: {why}" for ok, what, why in results if not ok]
+        if len(results) <= 24:
+            lines += [f"ok    {what}" for ok, what, _ in results if ok]
+        else:
+            lines.append(f"ok    the other {passed} runs")
+        total, right = len(results), passed
+        if big:
+            ok, said = big.result()
+            if ok is None:
+                lines.append(f"not run here: the n > 2^31 case ({said[0][len('not run here: '):]})")
+                it["status"] = "partial"
+            else:
+                total, right = total + 1, right + ok
+                lines += said
+        elif rs.big_why:
+            lines.append(f"not run here: the n > 2^31 case ({rs.big_why})")
+            it["status"] = "partial"
+        it["score"] = it["max_score"] if total and right == total else 0.0
+        it["output"] = f"{right} of {total} right" + (
+            "" if right == total else ": every run must be right for this item's points") + \
+            "\n" + "\n".join(lines)
+    return collect
+
+
+def sanitizers(b, cfg, it, env, made, sb, pool):
+    """Chapter 01: AddressSanitizer and UBSan on --self-test -n 70000 (7 threads); the GPU
+    chapters: compute-sanitizer memcheck 4, racecheck 3, synccheck 3 on --self-test -n 1100.
+    A tool scores when it found nothing and the self-test it ran passed. The runs go to `pool`;
+    the returned function waits for them and scores the item."""
+    if cfg.get("cpu"):
+        binary = made.asan
+        if not binary:
+            it["output"] = "the ASan/UBSan build failed:\n" + tail(made.asan_log, 20)
+            return lambda: None
+        if not sb.intact(binary):
+            it["output"] = "not run: the grader's sanitizer build changed while your code ran"
+            return lambda: None
+        cap = min(70000, max_n() or 70000)
+        threads = CPU_THREADS[-1]
+        future = pool.submit(sb.run, [binary, "--self-test", "-n", str(cap)],
+                             env=omp_env(threads, ASAN_OPTIONS="detect_leaks=0:exitcode=99",
+                                         UBSAN_OPTIONS="print_stacktrace=1:exitcode=99"))
+
+        def collect_cpu():
+            status, out = future.result()
+            found = status not in (0, 1) or "ERROR: AddressSanitizer" in out or \
+                "runtime error:" in out
+            right = status == 0 and last_line_is(out, r"^self-test passed")
+            it["score"] = 10 if right and not found else 0
+            it["output"] = (f"AddressSanitizer and UBSan, --self-test -n {cap}, OMP_NUM_THREADS="
+                            f"{threads}: ") + ("FOUND ERRORS (exit %d)\n" % status + tail(out, 20)
+                                               if found else "clean" if right else
+                                               "clean, but its self-test FAILED (no points: the "
+                                               "outputs must be right)")
+        return collect_cpu
+    tool = runs.sanitizer_path(env)
+    if not tool:
+        not_here(it, "compute-sanitizer is not installed here")
+        return lambda: None
+    points = {"memcheck": 4, "racecheck": 3, "synccheck": 3}
+    args = ["--self-test", "-n", "1100"]
+    if cfg.get("sanitize_variant"):
+        args += ["--variant", cfg["sanitize_variant"]]
+    futures = {name: pool.submit(sb.run, [tool, "--tool", name, "--error-exitcode", "99", b.run]
+                                 + args) for name in points}
+
+    def collect():
+        lines, score = [], 0
+        for name, p in points.items():
+            status, out = futures[name].result()
+            ok = status == 0 and re.search(r"^self-test passed: \d+ passed, 0 failed", out, re.M)
+            score += p if ok else 0
+            lines.append(f"{name}: " + ("clean" if ok else "FOUND ERRORS (exit %d)" % status
+                                        if status not in (0, 1) else
+                                        "its self-test FAILED (no points: the outputs must be "
+                                        "right)") + ("" if ok else "\n" + tail(out, 8)))
+        it["score"] = score
+        it["output"] = f"compute-sanitizer on {' '.join(args)}\n" + "\n".join(lines)
+    return collect
+
+
+# ---------------------------------------------------------------------------------------------
+# Speed
+# ---------------------------------------------------------------------------------------------
+
+def speed_draw(seed, seed_set, attempt, largest):
+    """(n, rounds, reps, warm-up launches) of one speed measurement, drawn from a secret: from
+    GRADE_SEED when the instructor set it (the same grade again gives the same draw), else from
+    the operating system's randomness (the default seed is public). n is 2^26 (or `largest`)
+    less up to 4095, so that neither the size nor the count of launches is one a launcher can
+    wait for."""
+    rng = random.Random(f"{seed}/speed/{attempt}" if seed_set else os.urandom(16))
+    n = largest - rng.randrange(0, 4096) if largest > 8192 else largest
+    return n, rng.randrange(6, 10), rng.randrange(15, 26), rng.randrange(2, 7)
+
+
+def speed(b, cfg, it, made, sb, seed, seed_set):
+    """The speed item: the share of a same-run memcpy, the student's against the course's;
+    full marks at 0.9x the course's share or more, proportional below. A measurement whose
+    memcpy times spread more than GRADE_SPREAD_PCT across its rounds is repeated, and after
+    GRADE_RUNS tries reported as noisy, not scored. Each try draws its size and its counts of
+    launches (speed_draw()); the harness checks every launch's output."""
+    limit = float(os.environ.get("GRADE_SPREAD_PCT", "5"))
+    tries = int(os.environ.get("GRADE_RUNS", "3"))
+    largest = min(1 << 26, max_n() or (1 << 26))
+    if cfg.get("radix"):
+        if made.reference is None:
+            it["output"] = "the course's radix sort did not build:\n" + tail(made.reference_log, 12)
+            return
+        measure = lambda n, rounds, reps, warmup: radix_speed(b, n, made.reference, sb)
+    else:
+        h = made.harness
+        if h is None:
+            it["output"] = "the speed harness did not build:\n" + tail(b.log, 20)
+            return
+        measure = lambda n, rounds, reps, warmup: harness_speed(h, cfg["speed"], n, rounds,
+                                                                 reps, warmup, sb)
+    lines = []
+    for attempt in range(1, tries + 1):
+        n, rounds, reps, warmup = speed_draw(seed, seed_set, attempt, largest)
+        m, out = measure(n, rounds, reps, warmup)
+        if m is None:
+            it["output"] = "the measurement failed:\n" + tail(out, 12)
+            return
+        lines.append(f"try {attempt}: yours {m['student_pct']:.1f} %, the course's "
+                     f"{m['reference_pct']:.1f} % of {m['what']}; spread of {m['what']} across "
+                     f"rounds {m['spread']:.1f} %")
+        if not m["right"]:
+            it["output"] = "\n".join(lines) + ("\nyour output was wrong in the timed run"
+                                               + (f" ({m['wrong']})" if m.get("wrong") else "")
+                                               + ": 0")
+            return
+        if m["spread"] <= limit:
+            ratio = m["student_pct"] / m["reference_pct"] if m["reference_pct"] > 0 else 0
+            it["score"] = round(25 * min(1.0, ratio / 0.9), 2)
+            it["output"] = "\n".join(lines) + (
+                f"\nyours / the course's = {ratio:.3f}; full marks from 0.9 up: "
+                f"{it['score']:g} of 25 (n = {n}, variant {cfg['speed']}"
+                + (f", {m['checked']} launches each, every output checked" if m.get("checked")
+                   else "") + ")")
+            return
+    it.update(status="noisy", max_score=0, score=0.0,
+              output="\n".join(lines) + f"\nNOISY: the spread stayed above {limit:g} % in {tries} "
+                     f"tries, so the speed is not scored (the grade is partial); grade it again "
+                     f"on a quieter GPU")
+
+
+def harness_speed(h, variant, n, rounds, reps, warmup, sb):
+    if not sb.intact(h):
+        return None, "the grader's speed harness changed while your code ran"
+    status, out = sb.run([h, "--speed", variant, "-n", str(n), "--rounds", str(rounds),
+                          "--reps", str(reps), "--warmup", str(warmup)], alone=True)
+    m = re.search(r"^speed: (.*)$", out, re.M)
+    if not m:
+        return None, out
+    kv = dict(p.split("=", 1) for p in m.group(1).split())
+    wrong = int(kv.get("student_wrong_blocks", "0"))
+    return {"student_pct": float(kv["student_pct"]), "reference_pct": float(kv["reference_pct"]),
+            "spread": float(kv["memcpy_spread_pct"]), "what": "memcpy",
+            "checked": int(kv.get("launches_checked", "0")),
+            "wrong": (f"{wrong} blocks of the output check found wrong elements in the "
+                      f"{kv.get('launches_checked')} timed and warm-up launches") if wrong else "",
+            "right": kv["student_right"] == "1" and status == 0}, out
+
+
+def radix_speed(b, n, ref_run, sb):
+    """The radix sort: the student's program times its sort and CUB's, interleaved, in one run;
+    the course's program does the same in another; both as a share of CUB."""
+    import csv
+    results = []
+    for binary in (b.run, ref_run):
+        if binary == ref_run and not sb.intact(ref_run):
+            return None, "the course's radix sort program changed while your code ran"
+        if binary == b.run:
+            status, out = sb.run([binary, "-n", str(n), "--csv"], alone=True)
+        else:
+            with runs.gpu_lock(True):
+                status, out = run([binary, "-n", str(n), "--csv"])
+        rows = [l for l in out.splitlines() if l and not l.startswith("#")]
+        if status != 0 or len(rows) < 2:
+            return None, out
+        table = list(csv.DictReader(rows))
+        mine = next((r for r in table if r.get("variant") == "radix-sort"), None)
+        if not mine:
+            return None, out
+        results.append(mine)
+    s, r = results
+    return {"student_pct": float(s["pct_cub"]), "reference_pct": float(r["pct_cub"]),
+            "spread": max(float(s["cub_spread_pct"]), float(r["cub_spread_pct"])),
+            "what": "cub::DeviceRadixSort", "right": s.get("check") == "ok"}, ""

@@ -1,0 +1,390 @@
+#!/usr/bin/env python3
+"""The honesty gate's corpus (classroom/gate.py): honest parts that must pass, and cheats that
+must be refused, each with the words its refusal must contain. Chapter 01 (gcc) and the GPU
+chapters (nvcc for the course's architecture: the gate compiles, it needs no GPU).
+
+    classroom/tests/gate_corpus.py [--quick] [NAME...]
+
+runs every entry (or those named, or with --quick the few of QUICK),
+a few side by side, and prints one line per entry; exit 1 if any is not as expected. The
+course's own sources are the first honest entries. The kit's test (test_kit.py) runs it.
+"""
+import concurrent.futures
+import os
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import items  # noqa: E402
+import kit  # noqa: E402
+import runs  # noqa: E402
+import submission  # noqa: E402
+
+ROOT = kit.ROOT
+CH01 = "01_cpu_serial/cpu_serial.c"
+SCAN = "        scan_serial(in + begin, out + begin, end - begin, exclusive, prefix[t]);"
+
+
+def solution(rel, name):
+    return next(b for n, _, b in kit.parts(open(os.path.join(ROOT, rel)).read()) if n == name)
+
+
+def ch01(body_of):
+    """A chapter 01 entry: the three-steps part made from the course's solution."""
+    return (CH01, {"three-steps": body_of(solution(CH01, "three-steps"))})
+
+
+def after(line):
+    """The solution with `line` added after its last step."""
+    return lambda s: s.replace(SCAN, SCAN + "\n" + line)
+
+
+def instead(text):
+    """The solution with its last step replaced by `text`."""
+    return lambda s: s.replace(SCAN, text)
+
+
+REF_CALL = "        if (t == 0)\n            scan_reference(in, out, n, exclusive, 0);"
+
+# name: ((source, {part: body}), expected: "pass", "not written", or words of the refusal)
+CORPUS = {
+    # ---- chapter 01, honest ----
+    "01 the course's solution": (ch01(lambda s: s), "pass"),
+    "01 printf in the part": (ch01(after('        if (t == 0 && n == 5) printf("n=%zu\\n", n);')),
+                              "pass"),
+    "01 OpenMP's API": (ch01(after("        if (omp_get_thread_num() == 0 && omp_get_wtime() < 0) "
+                                   "printf(\"%d\\n\", omp_get_num_procs());")), "pass"),
+    "01 locals named read, write, signal, exit, system": (ch01(lambda s: (
+        "        size_t read = begin, write = end;\n        int signal = 0, exit = 0, system = 1;\n"
+        "        (void)signal; (void)exit; (void)system;\n") +
+        s.replace("for (size_t i = begin; i < end; ++i)", "for (size_t i = read; i < write; ++i)")),
+        "pass"),
+    "01 a math function": (ch01(after("        double sqrt(double);\n        if (t == 0 && "
+                                      "sqrt((double)n) < 0) printf(\"never\\n\");")), "pass"),
+    "01 memset and memcpy of its own arrays": (ch01(after(
+        "        uint32_t tmp[4];\n        memset(tmp, 0, sizeof tmp);\n        "
+        "memcpy(tmp, prefix, sizeof tmp[0]);\n        (void)tmp;")), "pass"),
+    "01 a static local (a message once)": (ch01(after(
+        "        static int said;\n        if (t == 0 && !said++) printf(\"three steps\\n\");")),
+        "pass"),
+    "01 its own buffer (malloc, free)": (ch01(after(
+        "        uint32_t *mine = malloc(sizeof *mine);\n        free(mine);")), "pass"),
+    "01 omp critical and atomic": (ch01(lambda s: s.replace(
+        "        prefix[t + 1] = aggregate;",
+        "#pragma omp critical\n        { prefix[t + 1] = aggregate; }\n"
+        "        static int calls;\n#pragma omp atomic\n        calls++;")), "pass"),
+    "01 its own slice bounds": (ch01(lambda s: s.replace(
+        "        uint32_t aggregate = 0;",
+        "        size_t b2, e2;\n        slice_of(n, t, threads, &b2, &e2);\n"
+        "        uint32_t aggregate = 0;")), "pass"),
+    "01 a constant of its own (#define, #undef)": (ch01(lambda s: "#define STEP 1\n" + s.replace(
+        "++i)", "i += STEP)", 1) + "#undef STEP\n"), "pass"),
+    "01 its own loop for the last step": (ch01(instead(
+        "        uint32_t run = prefix[t];\n        for (size_t i = begin; i < end; ++i) {\n"
+        "            uint32_t x = (uint32_t)in[i];\n            run += x;\n"
+        "            out[i] = (int32_t)(exclusive ? run - x : run);\n        }")), "pass"),
+    "01 the stub, untouched": ((CH01, {"three-steps": kit.stub("three-steps")}), "not written"),
+    "01 the stub, comments and blanks changed": (
+        (CH01, {"three-steps": "    /* my notes */\n" + kit.stub("three-steps").replace("  ", " ")}),
+        "not written"),
+    # ---- chapter 01, cheats ----
+    "01 calls the CPU reference": (ch01(instead(REF_CALL)), "scan_reference"),
+    "01 the reference's name split by a splice": (ch01(instead(
+        "        if (t == 0)\n            scan_referen\\\nce(in, out, n, exclusive, 0);")),
+        "scan_reference"),
+    "01 the name pasted by a macro": (ch01(lambda s: "#define GLUE(a, b) a##b\n" + s.replace(
+        SCAN, "        if (t == 0)\n            GLUE(scan_, reference)(in, out, n, exclusive, 0);")),
+        "scan_reference"),
+    "01 pasted with digraphs": (ch01(lambda s: "%:define GLUE(a, b) a%:%:b\n" + s.replace(
+        SCAN, "        if (t == 0)\n            GLUE(scan_, reference)(in, out, n, exclusive, 0);")),
+        "scan_reference"),
+    "01 a trigraph include, then exit": (ch01(lambda s: "??=include <stdlib.h>\n" + s.replace(
+        SCAN, SCAN + "\n        if (n == 7) exit(0);")), "ending the program"),
+    "01 exit": (ch01(after("        if (n == 3) exit(0);")), "ending the program"),
+    "01 abort": (ch01(after("        if (n == 3) abort();")), "ending the program"),
+    "01 reads the input file": (ch01(after(
+        "        FILE *f = fopen(\"/proc/self/cmdline\", \"r\");\n        if (f) fclose(f);")),
+        "files"),
+    "01 reads GRADE_SEED": (ch01(after("        if (getenv(\"GRADE_SEED\")) printf(\"seed\\n\");")),
+                            "environment"),
+    "01 runs a program": (ch01(after("        if (n == 3) (void)system(\"true\");")), "programs"),
+    "01 sets its own thread count": (ch01(after("        setenv(\"OMP_NUM_THREADS\", \"1\", 1);")),
+                                     "environment"),
+    "01 finds the reference with dlsym": (ch01(lambda s: s.replace(SCAN,
+        "        void *dlsym(void *, const char *);\n        void (*f)(const int32_t *, int32_t *, "
+        "size_t, int, int) = (void (*)(const int32_t *, int32_t *, size_t, int, int))"
+        "dlsym((void *)0, \"scan_reference\");\n        if (t == 0) f(in, out, n, exclusive, 0);")),
+        "dlsym"),
+    "01 a pointer to the reference, not a call": (ch01(after(
+        "        void (*volatile f)(const int32_t *, int32_t *, size_t, int, size_t) = "
+        "scan_reference;\n        (void)f;")), "scan_reference"),
+    "01 the checks of common/": (ch01(after(
+        "        if (t == 0) (void)verify_scan((const int32_t *)out, out, n);")), "verify_scan"),
+    "01 a macro that changes the course's code": (ch01(lambda s: s + "#define free(p) ((void)(p))\n"),
+                                                  "reads differently"),
+    "01 closes its function": (ch01(lambda s: s + "    }\n    free(prefix);\n}\n"
+                                            "static void more(uint32_t *prefix)\n{\n    {\n"),
+                               "must end inside the function"),
+    "01 a system call in assembly": (ch01(after(
+        "        if (n == 3) __asm__ volatile(\"mov $60, %%eax\\n\\txor %%edi, %%edi\\n\\tsyscall\" "
+        "::: \"rax\", \"rdi\");")), "system-call"),
+    "01 a signal": (ch01(after("        if (n == 3) raise(15);")), "signals"),
+    "01 memory protection": (ch01(after(
+        "        int mprotect(void *, size_t, int);\n        if (n == 3) mprotect(out, 4, 3);")),
+        "files"),
+    "01 the stub, and exit": ((CH01, {"three-steps": kit.stub("three-steps") +
+                                      "        if (n == 3) exit(0);\n"}), "ending the program"),
+    "01 looks for the grader's harness (a weak symbol)": (ch01(after(
+        "        extern int course_self_test_run(void) __attribute__((weak));\n"
+        "        if (course_self_test_run && t == 0) printf(\"graded\\n\");")),
+        "course_self_test_run"),
+    "01 looks at the grader's fault handler": (ch01(after(
+        "        struct sigaction { void *h; char pad[256]; } old;\n"
+        "        int sigaction(int, const void *, void *);\n"
+        "        if (t == 0) sigaction(11, 0, &old);")), "signals"),
+    "01 the reference only in the optimised build (__OPTIMIZE__)": (ch01(instead(
+        "#ifdef __OPTIMIZE__\n" + REF_CALL + "\n#else\n        " + SCAN + "\n#endif")),
+        "reads differently in the real build"),
+    "01 a #line that moves the call out of sight": (ch01(lambda s: s.replace(
+        SCAN, "#line 9000\n" + REF_CALL + "\n#line 127")), "#line"),
+    "01 calls the reference in assembly": (ch01(after(
+        "        if (n == 3) __asm__ volatile(\"call scan_reference\");")), "scan_reference"),
+    "01 the reference under another name (an asm label)": (ch01(lambda s: s.replace(
+        SCAN, "        void mine(const int32_t *, int32_t *, size_t, int, size_t) "
+        "__asm__(\"scan_reference\");\n        if (t == 0)\n            mine(in, out, n, "
+        "exclusive, 0);")), "scan_reference"),
+}
+
+CH02, CH03 = "02_warp_shfl/warp_shfl.cu", "03_block_scan/block_scan.cu"
+CH04, CH07 = "04_scan_then_fan/scan_then_fan.cu", "07_decoupled_lookback/decoupled_lookback.cu"
+CH08, RADIX = "08_memcpy_speed/memcpy_speed.cu", "classroom/radix_sort/radix_sort.cu"
+DRIVER_SCAN = '''    typedef int (*copy_fn)(unsigned long long, unsigned long long, size_t);
+    copy_fn cp = nullptr;
+    cudaGetDriverEntryPointByVersion("cuMemcpy", (void **)&cp, 12000, 0, nullptr);
+    int32_t *h = (int32_t *)aligned_alloc(64, (n * 4 + 63) / 64 * 64);
+    cp((unsigned long long)h, (unsigned long long)d_in, n * 4);
+    cp((unsigned long long)d_out, (unsigned long long)h, n * 4);
+    (void)exclusive;
+    (void)d_scratch;
+'''
+CH07_MACROS = ("TILE_ITEMS", "WARP_THREADS", "FULL_MASK", "COARSE_THREADS", "ITEMS_PER_THREAD",
+               "COARSE_WARPS", "TILE_INVALID", "TILE_AGGREGATE", "TILE_PREFIX", "WATCHDOG_NS",
+               "WATCHDOG_SPINS")
+TILE_DRAW_CLOSED = '''    if (threadIdx.x == 0)
+        tile_id = atomicAdd(next_tile, 1u);
+}
+__global__ void dummy(const int32_t *in, int32_t *out, size_t n,
+                      unsigned long long *descriptors, unsigned *next_tile, int exclusive)
+{
+    __shared__ unsigned tile_id;
+    __shared__ uint32_t tile_exclusive_prefix;
+    (void)next_tile;
+'''
+TILE_DRAW_ESCAPE = '''    if (threadIdx.x == 0)
+        tile_id = atomicAdd(next_tile, 1u);
+}
+''' + "".join(f'%:pragma push_macro("{m}")\n%:undef {m}\n' for m in CH07_MACROS) + '''%:include <cu\\
+b/device/device_scan.cuh>
+''' + "".join(f'%:pragma pop_macro("{m}")\n' for m in CH07_MACROS) + '''
+static void cheat_scan(const int32_t *d_in, int32_t *d_out, size_t n, int exclusive)
+{
+    void *t = 0;
+    size_t b = 0;
+    (void)exclusive;
+    cub::DeviceScan::InclusiveSum(t, b, d_in, d_out, (int)n);
+}
+%:undef CUDA_CHECK_LAUNCH
+%:define CUDA_CHECK_LAUNCH() cheat_scan(d_in, d_out, n, exclusive)
+__global__ void dummy(const int32_t *in, int32_t *out, size_t n,
+                      unsigned long long *descriptors, unsigned *next_tile, int exclusive)
+{
+    __shared__ unsigned tile_id;
+    __shared__ uint32_t tile_exclusive_prefix;
+    (void)next_tile;
+'''
+RADIX_CUB = "".join(f'#pragma push_macro("{m}")\n#undef {m}\n' for m in (
+    "RADIX_BITS", "RADIX", "BLOCK_THREADS", "ROUNDS", "TILE_KEYS", "WARP_THREADS", "BLOCK_WARPS",
+    "FULL_MASK")) + "#include <cub/device/device_scan.cuh>\n" + "".join(
+    f'#pragma pop_macro("{m}")\n' for m in ("RADIX_BITS", "RADIX", "BLOCK_THREADS", "ROUNDS",
+                                             "TILE_KEYS", "WARP_THREADS", "BLOCK_WARPS",
+                                             "FULL_MASK")) + '''
+static size_t digit_scan_temp_bytes(size_t m)
+{
+    size_t bytes = 0;
+    cub::DeviceScan::ExclusiveSum(nullptr, bytes, (uint32_t *)nullptr, (uint32_t *)nullptr, (int)m);
+    return bytes;
+}
+static void digit_scan(uint32_t *d_counts, size_t m, void *d_temp)
+{
+    size_t bytes = digit_scan_temp_bytes(m);
+    cub::DeviceScan::ExclusiveSum(d_temp, bytes, d_counts, d_counts, (int)m);
+}
+'''
+RADIX_HOST_SORT = '''static size_t digit_scan_temp_bytes(size_t m)
+{
+    return m * sizeof(uint32_t);
+}
+static void digit_scan(uint32_t *d_counts, size_t m, void *d_temp)
+{
+    uint32_t *h = (uint32_t *)malloc(m * sizeof(uint32_t)), sum = 0;
+    CUDA_CHECK(cudaMemcpy(h, d_counts, m * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < m; ++i) {
+        const uint32_t x = h[i];
+        h[i] = sum;
+        sum += x;
+    }
+    CUDA_CHECK(cudaMemcpy(d_counts, h, m * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    free(h);
+    (void)d_temp;
+}
+'''
+RADIX_MANAGED = '''__managed__ uint32_t seen_counts[1 << 20];
+''' + RADIX_HOST_SORT.replace("uint32_t *h = (uint32_t *)malloc(m * sizeof(uint32_t)), sum = 0;",
+                              "uint32_t *h = seen_counts, sum = 0;").replace(
+    "    free(h);\n", "").replace("CUDA_CHECK(cudaMemcpy(h, d_counts, m * sizeof(uint32_t), "
+                                  "cudaMemcpyDeviceToHost));", "").replace(
+    "CUDA_CHECK(cudaMemcpy(d_counts, h, m * sizeof(uint32_t), cudaMemcpyHostToDevice));", "")
+
+
+def gpu(rel, part, body_of):
+    return (rel, {part: body_of(solution(rel, part))})
+
+
+WARP = "        uint32_t below = __shfl_up_sync(FULL_MASK, x, offset);"
+CORPUS.update({
+    # ---- GPU chapters, honest ----
+    "02 the course's warp scan": (gpu(CH02, "warp-scan", lambda s: s), "pass"),
+    "02 unrolled, with a device printf": (gpu(CH02, "warp-scan", lambda s: s.replace(
+        "    for (int offset", "#pragma unroll\n    for (int offset").replace(
+        "    return x;", "    if (x == 12345u && lane == 99)\n        printf(\"lane %d\\n\", lane);\n"
+        "    return x;")), "pass"),
+    "02 a local named read": (gpu(CH02, "warp-scan", lambda s: s.replace(
+        WARP, "        uint32_t read = __shfl_up_sync(FULL_MASK, x, offset), below = read;")), "pass"),
+    "03 the course's Sklansky scan": (gpu(CH03, "sklansky", lambda s: s), "pass"),
+    "04 the course's recursion, a local named malloc_bytes": (gpu(CH04, "recursion", lambda s: s.replace(
+        "    const size_t tiles = tile_count(n);",
+        "    const size_t tiles = tile_count(n), malloc_bytes = 0;\n    (void)malloc_bytes;")), "pass"),
+    "07 the look-back's stubs": ((CH07, {n: kit.stub(n) for n in ("publish-aggregate", "look-back",
+                                                                    "tile-draw")}), "not written"),
+    "07 the tile draw another way": (gpu(CH07, "tile-draw", lambda s: s.replace(
+        "        tile_id = atomicAdd(next_tile, 1u);",
+        "        tile_id = atomicInc(next_tile, 0xffffffffu);")), "pass"),
+    "radix the course's digit scan (its own kernels)": (gpu(RADIX, "digit-scan", lambda s: s), "pass"),
+    # ---- GPU chapters, cheats ----
+    "02 the shared-memory variant's scan": (gpu(CH02, "warp-scan", lambda s:
+        "    __device__ uint32_t warp_inclusive_scan_smem(uint32_t x, uint32_t *slot);\n"
+        "    __shared__ uint32_t slots[1024];\n"
+        "    return warp_inclusive_scan_smem(x, slots + threadIdx.x / 32 * 32);\n"),
+        "warp_inclusive_scan_smem"),
+    "03 Sklansky through another variant's scan": (gpu(CH03, "sklansky", lambda s:
+        "    return block_inclusive_scan_brent_kung(x);\n"), "block_inclusive_scan_brent_kung"),
+    "07 the tile draw closes its kernel": ((CH07, {"tile-draw": TILE_DRAW_CLOSED}),
+                                           "must end inside the function"),
+    "04 a host scan through the driver API": (gpu(CH04, "recursion", lambda s: DRIVER_SCAN),
+                                              "cudaGetDriverEntryPointByVersion"),
+    "04 CUB's scan through common/'s wrapper": (gpu(CH04, "recursion", lambda s:
+        "    void cub_scan(const int32_t *, int32_t *, size_t, int, void *, size_t);\n"
+        "    cub_scan(d_in, d_out, n, exclusive, d_scratch, 0);\n"), "CUB"),
+    "04 exits": (gpu(CH04, "recursion", lambda s: s.replace("    if (tiles == 0)\n        return;",
+                                                            "    if (tiles == 0)\n        exit(0);")),
+                 "ending the program"),
+    "07 the tile draw that includes CUB and redefines CUDA_CHECK_LAUNCH": (
+        (CH07, {"tile-draw": TILE_DRAW_ESCAPE}), "cub"),
+    "07 device malloc in the look-back": (gpu(CH07, "look-back", lambda s:
+        "    uint32_t *spare = (uint32_t *)malloc(4);\n    free(spare);\n" + s), "device-side malloc"),
+    "radix CUB's scan for the digits": ((RADIX, {"digit-scan": RADIX_CUB}), "cub"),
+    "radix the digits scanned on the host": ((RADIX, {"digit-scan": RADIX_HOST_SORT}), "cudaMemcpy"),
+    "radix __managed__ memory": ((RADIX, {"digit-scan": RADIX_MANAGED}), "__managed__"),
+})
+
+
+def contest(tmp):
+    """Chapter 08's entries: the course's file (honest) and CUB through the fixed dispatch."""
+    ref8 = open(os.path.join(ROOT, CH08)).read()
+    a, b = ref8.index("static void lookback_scan_async("), ref8.index("/** The ::gpu_temp_fn")
+    cheat = ref8[:a] + (
+        "static void lookback_scan(int variant, const int32_t *d_in, int32_t *d_out, size_t n,\n"
+        "                          int exclusive, void *d_temp, size_t temp_bytes);\n"
+        "static void lookback_scan_async(const int32_t *d_in, int32_t *d_out, size_t n, "
+        "int exclusive,\n                                void *d_temp, size_t temp_bytes, "
+        "cudaStream_t stream)\n{\n    (void)stream;\n"
+        "    lookback_scan(VARIANT_CUB, d_in, d_out, n, exclusive, d_temp, temp_bytes);\n}\n\n"
+    ) + ref8[b:]
+    return {"08 the course's contest file": (ref8, "pass"),
+            "08 CUB through the fixed dispatch": (cheat, "lookback_scan")}
+
+
+# The entries of --quick (the kit's test in make test): the costly ones are the GPU chapters'
+# (nvcc, and each chapter's baseline once), so two of them, and nine of chapter 01.
+QUICK = ("01 the course's solution", "01 printf in the part",
+         "01 locals named read, write, signal, exit, system", "01 the stub, untouched",
+         "01 calls the CPU reference", "01 the name pasted by a macro",
+         "01 a macro that changes the course's code", "01 closes its function",
+         "01 the reference only in the optimised build (__OPTIMIZE__)",
+         "02 the course's warp scan", "02 the shared-memory variant's scan")
+
+
+def check_entry(env, name, entry, tmp):
+    """(as expected?, what happened) for one entry."""
+    (rel, bodies), expect = entry
+    folder, src = os.path.dirname(rel), os.path.basename(rel)
+    number = kit.number_of(folder)
+    text = kit.replace_parts(open(os.path.join(ROOT, rel)).read(), bodies, rel) \
+        if isinstance(bodies, dict) else bodies
+    d = os.path.join(tmp, "".join(c if c.isalnum() else "_" for c in name))
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, src), "w").write(text)
+    sources = kit.makefile_var(folder, "SOURCES")
+    p = submission.prepare(env, items.CHAPTERS[number], folder, sources,
+                           lambda s: os.path.join(d, s) if s == src else os.path.join(ROOT, folder, s),
+                           os.path.join(d, "work"), solutions=False)
+    said = "; ".join(p["reasons"]) or ("not written: " + ", ".join(p["stubs"]) if p["stubs"] else
+                                       "passed" if p["decided"] else "not decided: " +
+                                       runs.tail(p["gate_log"], 3))
+    if expect == "pass":
+        ok = not p["reasons"] and not p["stubs"] and p["decided"]
+    elif expect == "not written":
+        ok = not p["reasons"] and p["stubs"] and p["decided"]
+    else:
+        ok = bool(p["reasons"]) and expect.lower() in said.lower()
+    return ok, said
+
+
+def main(argv):
+    quick = "--quick" in argv
+    names = [a for a in argv if not a.startswith("--")]
+    env = runs.course_env()
+    tmp = tempfile.mkdtemp(prefix="gate_corpus_")
+    corpus = dict(CORPUS)
+    if env.get("NVCC"):
+        for name, (text, expect) in contest(tmp).items():
+            corpus[name] = ((CH08, text), expect)
+    else:
+        corpus = {k: v for k, v in corpus.items() if v[0][0].endswith(".c")}
+        print("(no nvcc here: the GPU chapters' entries are skipped)")
+    if names:
+        corpus = {k: v for k, v in corpus.items() if any(n in k for n in names)}
+    elif quick:
+        corpus = {k: v for k, v in corpus.items() if k in QUICK}
+    honest = sum(1 for v in corpus.values() if v[1] in ("pass", "not written"))
+    start, bad = time.time(), []
+    with concurrent.futures.ThreadPoolExecutor(int(os.environ.get("GATE_JOBS", "2"))) as pool:
+        futures = {name: pool.submit(check_entry, env, name, entry, tmp)
+                   for name, entry in corpus.items()}
+        for name, f in futures.items():
+            ok, said = f.result()
+            expect = corpus[name][1]
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: {said[:150]}"
+                  + ("" if ok else f"\n     expected: {expect}"), flush=True)
+            if not ok:
+                bad.append(name)
+    print(f"gate corpus: {honest} honest, {len(corpus) - honest} cheats, {len(bad)} not as "
+          f"expected ({time.time() - start:.0f} s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
