@@ -134,6 +134,12 @@
 /** Descriptors each lane of the prefix warp loads at once in the look-ahead (look_ahead()). */
 #define LOOKAHEAD_LOADS 8
 #endif
+#ifndef MAX_PIPELINE_BLOCKS
+/** At most this many blocks in the persistent grid; 0: no limit. A test build sets a small one
+    (-DMAX_PIPELINE_BLOCKS=3), so that each block's ring wraps many times at small n, where the
+    sanitizers are fast: a correctness knob, never a speed one. */
+#define MAX_PIPELINE_BLOCKS 0
+#endif
 #ifndef CROSSOVER_ITEMS
 /** The `crossover` variant runs chapter 08's kernel below this n, the pipeline from it on.
     A PLACEHOLDER, not yet measured (issue 36, item 4): 2^22 sits between the prototype's 2^16,
@@ -1389,7 +1395,8 @@ typedef struct pipeline_setup {
  * It runs where the kernel was compiled for compute capability 9.0 or later (the PTX of its
  * image says; a build for older GPUs only has the empty kernel) and its ring fits one block's
  * shared memory (RING_BYTES: not on the GPUs with about 100 KB per SM). Only sm_90 has been
- * measured. The dynamic shared memory above 48 KB is allowed here, once.
+ * measured. The dynamic shared memory above 48 KB is allowed here, once. The grid is
+ * BLOCKS_PER_SM blocks per SM (fewer if fewer fit), at most MAX_PIPELINE_BLOCKS if that is set.
  */
 static pipeline_setup pipeline_here(void)
 {
@@ -1431,6 +1438,8 @@ static pipeline_setup pipeline_here(void)
     }
     setup.runs = 1;
     setup.grid = (unsigned)sms * (unsigned)(per_sm < BLOCKS_PER_SM ? per_sm : BLOCKS_PER_SM);
+    if (MAX_PIPELINE_BLOCKS > 0 && setup.grid > (unsigned)MAX_PIPELINE_BLOCKS)
+        setup.grid = (unsigned)MAX_PIPELINE_BLOCKS;
     return setup;
 }
 
