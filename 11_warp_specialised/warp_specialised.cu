@@ -164,8 +164,11 @@
 #define TILE_BYTES (TILE_ITEMS * 4)
 /** Dynamic shared memory of a pipeline block: the stages. */
 #define RING_BYTES ((size_t)RING_STAGES * TILE_BYTES)
-/** Arrivals that free a stage: every thread of the group that copies it, and the reducer's 32.
-    Every thread arrives for its own reads (11_design.md §3.3 says why, not one per warp). */
+/** Arrivals that free a stage: every thread of the group that copies it out (128) and every
+    thread of the reducer (32). Each thread arrives for its own reads, after its own proxy fence:
+    an arrival releases only the arriving thread's accesses, and one lane arriving for its warp
+    after `__syncwarp()` would rest on `bar.warp.sync`, which the memory model does not list
+    among the synchronizing operations (11_design.md §3.3). */
 #define EMPTY_ARRIVALS (GROUP_THREADS + WARP_THREADS)
 /** tile_of[] and slot_tile[] when the producer has drawn past the last tile: no more work. */
 #define NO_TILE 0xffffffffu
@@ -1242,6 +1245,11 @@ __device__ __forceinline__ void scan_tiles(const int32_t *in, int32_t *out, size
         uint32_t before = 0;
         for (unsigned w = 0; w < group_warp; ++w)
             before += sh->warp_total[g][w];
+        /* Every thread waits, but one reads the slot and frees it (slot_free counts 1). The
+           slot's next phase cannot complete under a slower thread of this group still waiting
+           for this one: it needs the reducer at position k + SLOTS, so the producer's refill of
+           position k + SLOTS − RING_STAGES ≥ k + CONSUMER_GROUPS, which this group copies out
+           only after this tile. */
         wait_phase(&sh->prefix_ready[r], (k / SLOTS) & 1u, "prefix_ready", r);
         if (threadIdx.x % GROUP_THREADS == 0) {
             sh->group_prefix[g] = sh->slot_prefix[r];
@@ -1279,6 +1287,9 @@ __global__ void __launch_bounds__(PIPELINE_THREADS, BLOCKS_PER_SM)
                             unsigned *counter, unsigned long long *descriptors)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    /* the ring: 16-byte alignment is what cp.async.bulk needs, 128 what the prototype used. The
+       alignment of an extern __shared__ array holds for every kernel of the file: chapter 08's
+       static 16 416 bytes become 16 512 (its SASS is unchanged, and 13 blocks still fit an SM) */
     extern __shared__ __align__(128) unsigned char stages[];
     __shared__ pipeline_shared sh;
     const unsigned warp = threadIdx.x / WARP_THREADS;
