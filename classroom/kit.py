@@ -154,13 +154,26 @@ def outside(text, path="(text)"):
     return ["".join(s[1]) for s in segments if s[0] == "out"]
 
 
+def chapter_dirs_named():
+    """Every folder the Makefile's CHAPTER_DIRS names, in order, written or not."""
+    text = open(os.path.join(ROOT, "Makefile")).read()
+    m = re.search(r'^CHAPTER_DIRS\s*:=\s*((?:.*\\\n)*.*)$', text, re.M)
+    return m.group(1).replace("\\\n", " ").split()
+
+
 def chapter_dirs():
     """The chapter folders that exist, in order: those the Makefile's CHAPTER_DIRS names that
     have a Makefile (the same rule as the Makefile's READY), so that new chapters need no edit."""
-    text = open(os.path.join(ROOT, "Makefile")).read()
-    m = re.search(r'^CHAPTER_DIRS\s*:=\s*((?:.*\\\n)*.*)$', text, re.M)
-    names = m.group(1).replace("\\\n", " ").split()
-    return [d for d in names if os.path.isfile(os.path.join(ROOT, d, "Makefile"))]
+    return [d for d in chapter_dirs_named() if os.path.isfile(os.path.join(ROOT, d, "Makefile"))]
+
+
+def unready_chapter_dirs():
+    """The chapter folders still in the works: named in CHAPTER_DIRS and present, but without a
+    Makefile (chapter 11 builds with its Makefile.wip until its checks hold). They are not part
+    of the course yet, and may carry earlier chapters' solutions: the student's copy leaves them
+    out."""
+    return [d for d in chapter_dirs_named() if os.path.isdir(os.path.join(ROOT, d))
+            and not os.path.isfile(os.path.join(ROOT, d, "Makefile"))]
 
 
 def makefile_var(folder, name):

@@ -8,7 +8,8 @@ marker lines stay: they show the student where the part goes and which notes exp
 
 What the copy holds: the course up to the last chosen chapter; the chapters after it are left
 out, because each of them carries the code of the chapters before it (a later chapter's
-look_back() is chapter 07's solution). With only `radix` chosen, the whole course is there to
+look_back() is chapter 07's solution), and so are a chapter still in the works (a folder without
+its Makefile) and the experiments' sources of every chapter left out (docs/experiments/NN_*.cu). With only `radix` chosen, the whole course is there to
 read. docs/answers.md and docs/instructor.md are replaced by a line that says the instructor
 keeps them; tests/plant_bugs.sh (it plants bugs in the solutions), the grader and the rest of
 classroom/ stay out, except the radix sort assignment's folder when it is chosen (its
@@ -124,6 +125,9 @@ def main():
 
     kept, left_out, stubbed = plan(chapters, radix)
     bodies = {name: kit.stub(name) for name in stubbed}
+    hidden = left_out + kit.unready_chapter_dirs()  # and the chapters still in the works
+    # their experiments' sources (docs/experiments/NN_*.cu) carry the same earlier solutions
+    hidden_numbers = {f.split("_")[0] for f in hidden}
 
     parent = os.path.dirname(target)
     if not os.path.isdir(parent):
@@ -132,7 +136,10 @@ def main():
     try:
         for rel in tracked_files():
             top = rel.split("/")[0]
-            if top in left_out or rel in INSTRUCTOR_ONLY:
+            if top in hidden or rel in INSTRUCTOR_ONLY:
+                continue
+            if (rel.startswith("docs/experiments/") and rel.endswith((".c", ".cu", ".h"))
+                    and os.path.basename(rel).split("_")[0] in hidden_numbers):
                 continue
             if rel.startswith("classroom/") and rel not in PRECHECK and \
                     not (radix and rel.startswith(kit.RADIX_DIR + "/")):
@@ -140,9 +147,9 @@ def main():
             src = os.path.join(kit.ROOT, rel)
             dst = os.path.join(work, rel)
             os.makedirs(os.path.dirname(dst), exist_ok=True)
-            if rel.endswith(".md") and left_out:
+            if rel.endswith(".md") and hidden:
                 with open(dst, "w") as f:
-                    f.write(unlink(open(src).read(), left_out))
+                    f.write(unlink(open(src).read(), hidden))
             elif rel.endswith((".c", ".cu", ".h")):
                 text = kit.replace_parts(open(src).read(), bodies, rel)
                 if rel in kit.MODEL_FILES:

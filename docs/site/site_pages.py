@@ -67,10 +67,12 @@ def read_title(rel):
 
 
 def chapter_dirs():
-    """The chapters in order: DOXY_CHAPTERS, or else every NN_* folder with a README.md."""
+    """The chapters in order: DOXY_CHAPTERS, or else every NN_* folder with a Makefile (the
+    Makefile's READY: a chapter still in the works has none) and a README.md."""
     names = os.environ.get("DOXY_CHAPTERS", "").split()
     if not names:
-        names = sorted(os.path.basename(d) for d in glob.glob(os.path.join(ROOT, "[0-9][0-9]_*")))
+        names = sorted(os.path.basename(d) for d in glob.glob(os.path.join(ROOT, "[0-9][0-9]_*"))
+                       if os.path.isfile(os.path.join(d, "Makefile")))
     return [d for d in names if os.path.isfile(os.path.join(ROOT, d, "README.md"))]
 
 

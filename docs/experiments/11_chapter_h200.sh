@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# Chapter 11 (issue 36, step 2): the GPU checks and timings of 11_warp_specialised/ on an H200, in
+# one device call of at most 9 minutes on a machine with 16 cores. From the repository root:
+#     OUT=/some/folder docs/experiments/11_chapter_h200.sh
+# Every log goes under $OUT (default /tmp/11_chapter_h200); a short summary is printed last and
+# kept in $OUT/summary.txt. Nothing in the repository is changed but build/ and the chapter's ./run.
+#
+#  1. builds: the chapter for sm_90 (`make -f Makefile.wip SMS=90`), a test build whose persistent
+#     grid has 3 blocks (-DMAX_PIPELINE_BLOCKS=3: every ring wraps many times at small n), and
+#     ptxas's report (-Xptxas -v);
+#  2. side by side (correctness only, so the GPU may be shared):
+#     - `--self-test` (the whole battery, n > 2^31 included, all four variants);
+#     - the plants of tests/plant_bugs.sh named *_11 (three shards);
+#     - `--stress 1000`, the 3-block build's `--stress 200`, `--input/--output` (also the same
+#       file in place), and compute-sanitizer memcheck, racecheck and synccheck on small n: four
+#       runs (inclusive, exclusive, each also in place) at n = 3 · 4096 + 7 (4 blocks, a ragged
+#       last tile) and, with the 3-block build, at n = 300001 (about 25 tiles per block: every
+#       ring wraps); the whole battery under the tools waits for `make sanitize`;
+#  3. alone on the GPU, timings: every variant beside memcpy at 2^16 … 2^30, inclusive and
+#     exclusive (one run each); two more rounds of 2^16 … 2^26 (the crossover); and the proxy
+#     fence's cost (the chapter against its no_proxy_fence_11 plant at 2^28, three rounds each);
+#  4. the summary.
+# Steps that would run past the budget are skipped and say so. The prototype's sanitizer runs:
+# none (docs/experiments/11_scan_proto.md, "Not yet run"); whether racecheck and synccheck model
+# the copy engine's writes and the mbarriers is what step 2 finds out.
+set -u
+OUT=${OUT:-/tmp/11_chapter_h200}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 2
+cd "$(dirname "$0")/../.." || exit 2
+export PATH="/usr/local/cuda/bin:$PATH"
+START=$(date +%s)
+BUDGET=${BUDGET:-540} # seconds for the whole script
+elapsed() { echo $(($(date +%s) - START)); }
+say() { echo "[$(elapsed) s] $*"; }
+left() { echo $((BUDGET - $(elapsed))); }
+CH=11_warp_specialised
+RUN=$CH/run
+GRID3=$OUT/ws_grid3
+SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/compute-sanitizer/compute-sanitizer)
+
+say "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); logs in $OUT"
+nvidia-smi --query-gpu=name,compute_cap,memory.total,clocks.max.sm,clocks.max.mem,driver_version \
+  --format=csv >"$OUT/gpu.txt" 2>&1
+(git rev-parse HEAD 2>/dev/null; git status --short 2>/dev/null) >"$OUT/commit.txt"
+
+# ---- 1. builds ----------------------------------------------------------------------------------
+say "1. building the chapter for sm_90"
+if ! (cd $CH && make -f Makefile.wip SMS=90 -j16) >"$OUT/build.log" 2>&1; then
+  tail -n 30 "$OUT/build.log"
+  say "the build failed: see $OUT/build.log"
+  exit 1
+fi
+OBJS="build/common/cli.o build/common/data.o build/common/io.o build/common/report.o \
+build/common/selftest.o build/common/cuda_util.o build/common/gpu_driver.o build/common/cub_scan.o"
+FLAGS="-std=c++20 -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common"
+nvcc $FLAGS -DMAX_PIPELINE_BLOCKS=3 $CH/warp_specialised.cu $OBJS -o "$GRID3" -lgomp \
+  >"$OUT/build_grid3.log" 2>&1 &
+nvcc $FLAGS -Xptxas -v -c $CH/warp_specialised.cu -o "$OUT/ptxas.o" >"$OUT/ptxas.txt" 2>&1 &
+wait
+say "built ./$RUN and $GRID3"
+
+# ---- 2. correctness, side by side ---------------------------------------------------------------
+say "2. self-test, plants, stress, files, sanitizers (side by side)"
+(timeout 300 ./$RUN --self-test >"$OUT/self_test.txt" 2>&1; echo "exit $?" >>"$OUT/self_test.txt") &
+mkdir -p "$OUT/plants"
+for k in 1 2 3; do
+  (PLANT_SHARD=$k/3 SM=90 timeout 300 tests/plant_bugs.sh "$OUT/plants" '_11$' >"$OUT/plants_$k.txt" 2>&1) &
+done
+(timeout 200 ./$RUN --stress 1000 >"$OUT/stress.txt" 2>&1; echo "exit $?" >>"$OUT/stress.txt") &
+(timeout 150 "$GRID3" --stress 200 --variant warp-specialised >"$OUT/stress_grid3.txt" 2>&1
+ echo "exit $?" >>"$OUT/stress_grid3.txt") &
+# --input/--output: 3 tiles + 7 random values; the same file in place, exclusive
+python3 -c "import os; open('$OUT/input.bin','wb').write(os.urandom(4 * (3 * 4096 + 7)))"
+cp "$OUT/input.bin" "$OUT/inplace.bin"
+{
+  ./$RUN --input "$OUT/input.bin" --output "$OUT/output.bin" --variant warp-specialised
+  echo "exit $? (--input/--output, inclusive)"
+  ./$RUN --input "$OUT/inplace.bin" --output "$OUT/inplace.bin" --exclusive --variant warp-specialised
+  echo "exit $? (--input F --output F, exclusive)"
+} >"$OUT/files.txt" 2>&1
+for tool in memcheck racecheck synccheck; do
+  (
+    timeout 150 "$SAN" --tool $tool --error-exitcode 99 ./$RUN --stress 4 -n 12295 \
+      --variant warp-specialised >"$OUT/san_${tool}.txt" 2>&1
+    echo "exit $?" >>"$OUT/san_${tool}.txt"
+    timeout 150 "$SAN" --tool $tool --error-exitcode 99 "$GRID3" --stress 4 -n 300001 \
+      --variant warp-specialised >"$OUT/san_${tool}_grid3.txt" 2>&1
+    echo "exit $?" >>"$OUT/san_${tool}_grid3.txt"
+  ) &
+done
+wait
+say "correctness done"
+
+# ---- 3. timings, alone on the GPU ---------------------------------------------------------------
+timed() { # FILE ARGS...: one run of the sweep, appended as CSV
+  local file=$1
+  shift
+  ./$RUN --csv "$@" >>"$file" 2>>"$OUT/timing_stderr.txt"
+}
+if [ "$(left)" -gt 200 ]; then
+  say "3. timings: 2^16 ... 2^30, inclusive and exclusive"
+  for k in $(seq 16 30); do timed "$OUT/timing_inclusive.csv" -n 2^$k; done
+  for k in $(seq 16 30); do timed "$OUT/timing_exclusive.csv" -n 2^$k --exclusive; done
+else
+  say "3. timings SKIPPED: $(left) s left"
+fi
+if [ "$(left)" -gt 90 ]; then
+  say "   the crossover: two more rounds of 2^16 ... 2^26"
+  for r in 2 3; do for k in $(seq 16 26); do timed "$OUT/crossover_round$r.csv" -n 2^$k; done; done
+else
+  say "   crossover rounds SKIPPED: $(left) s left"
+fi
+if [ "$(left)" -gt 40 ] && [ -x "$OUT/plants/no_proxy_fence_11" ]; then
+  say "   the proxy fence's cost at 2^28"
+  for r in 1 2 3; do
+    timed "$OUT/fence_with.csv" -n 2^28 --variant warp-specialised
+    "$OUT/plants/no_proxy_fence_11" --csv -n 2^28 --variant warp-specialised >>"$OUT/fence_without.csv" 2>&1
+  done
+else
+  say "   fence cost SKIPPED: $(left) s left, or no plant binary"
+fi
+
+# ---- 4. the summary -----------------------------------------------------------------------------
+python3 - "$OUT" >"$OUT/summary.txt" <<'EOF'
+import glob, os, re, statistics, sys
+out = sys.argv[1]
+
+def rows(path):
+    """(n, variant, time_us, pct_memcpy, noise, check) from a file of the sweep's CSV runs."""
+    got = []
+    if not os.path.exists(path):
+        return got
+    for line in open(path):
+        f = line.strip().split(",")
+        if len(f) < 11 or line.startswith("#") or f[0] == "n":
+            continue
+        got.append((f[0], f[1], float(f[2]), f[6], f[9], f[10]))
+    return got
+
+def tail(path, n=1):
+    if not os.path.exists(path):
+        return "(missing)"
+    lines = [l.rstrip() for l in open(path) if l.strip()]
+    return " | ".join(lines[-n:]) if lines else "(empty)"
+
+def key(n):
+    return int(n[2:]) if n.startswith("2^") else n
+
+print("chapter 11 on the GPU:", tail(os.path.join(out, "gpu.txt")))
+ptxas = os.path.join(out, "ptxas.txt")
+if os.path.exists(ptxas):
+    lines = open(ptxas).read().splitlines()
+    for i, l in enumerate(lines):
+        if "Compiling entry function" in l and "warp_specialised_kernel" in l:
+            print("ptxas, warp_specialised_kernel:", " ".join(x.strip() for x in lines[i + 2:i + 4]))
+print()
+print("correctness")
+print("  --self-test:", tail(os.path.join(out, "self_test.txt"), 2))
+print("  --stress 1000:", tail(os.path.join(out, "stress.txt"), 2))
+print("  3 blocks, --stress 200:", tail(os.path.join(out, "stress_grid3.txt"), 2))
+for l in open(os.path.join(out, "files.txt")) if os.path.exists(os.path.join(out, "files.txt")) else []:
+    if l.startswith("exit"):
+        print("  files:", l.strip())
+for tool in ("memcheck", "racecheck", "synccheck"):
+    for suffix, what in (("", "--stress 4 -n 12295"), ("_grid3", "3 blocks, --stress 4 -n 300001")):
+        p = os.path.join(out, f"san_{tool}{suffix}.txt")
+        summ = [l.strip() for l in open(p) if "SUMMARY" in l] if os.path.exists(p) else []
+        print(f"  {tool} {what}: {(summ[-1] if summ else '')} {tail(p)}")
+print("plants (tests/plant_bugs.sh, *_11):")
+for p in sorted(glob.glob(os.path.join(out, "plants_*.txt"))):
+    for l in open(p):
+        if l.strip():
+            print("  " + l.rstrip())
+
+print()
+for mode in ("inclusive", "exclusive"):
+    r = rows(os.path.join(out, f"timing_{mode}.csv"))
+    if not r:
+        print(f"timings, {mode}: none")
+        continue
+    t = {}
+    for n, v, us, pct, noise, check in r:
+        t[(n, v)] = (us, pct, noise, check)
+    sizes = sorted({n for n, *_ in r}, key=key)
+    print(f"timings, {mode} (% of memcpy in the same run; x = CUB's time / this variant's)")
+    print("  n      warp-specialised     crossover            decoupled-lookback   cub     flags")
+    for n in sizes:
+        cells, flags = [], []
+        cub = t.get((n, "cub"), (None,))[0]
+        for v in ("warp-specialised", "crossover", "decoupled-lookback", "cub"):
+            if (n, v) not in t:
+                cells.append("-".ljust(20))
+                continue
+            us, pct, noise, check = t[(n, v)]
+            x = f" ({cub / us:.2f}x)" if cub and v != "cub" else ""
+            cells.append((pct + x).ljust(20))
+            if check != "ok":
+                flags.append(f"{v}: {check}")
+            if noise not in ("-", ""):
+                flags.append(f"{v}: {noise}")
+        print(f"  {n:<6} " + " ".join(cells) + " " + "; ".join(flags))
+    print()
+
+ratios = {}
+for p in [os.path.join(out, "timing_inclusive.csv")] + sorted(glob.glob(os.path.join(out, "crossover_round*.csv"))):
+    t = {(n, v): us for n, v, us, *_ in rows(p)}
+    for (n, v), us in t.items():
+        if v == "warp-specialised" and (n, "decoupled-lookback") in t:
+            ratios.setdefault(n, []).append(us / t[(n, "decoupled-lookback")])
+if ratios:
+    print("crossover: warp-specialised time / chapter 08's (inclusive; each round; < 1: the pipeline is faster)")
+    for n in sorted(ratios, key=key):
+        if key(n) <= 26:
+            print(f"  {n:<6} " + " ".join(f"{x:.2f}" for x in ratios[n]))
+    print("  smallest n from which the pipeline won every round at every larger size:",
+          next((n for i, n in enumerate(sorted(ratios, key=key))
+                if all(all(x < 1 for x in ratios[m]) for m in sorted(ratios, key=key)[i:])), "none"))
+    print()
+w = [float(x[3]) for x in rows(os.path.join(out, "fence_with.csv")) if x[3] != "-"]
+wo = [float(x[3]) for x in rows(os.path.join(out, "fence_without.csv")) if x[3] != "-"]
+if w and wo:
+    print(f"proxy fence at 2^28, % of memcpy: with {' '.join(f'{x:.1f}' for x in w)}; without (plant) "
+          f"{' '.join(f'{x:.1f}' for x in wo)}; medians {statistics.median(w):.1f} and {statistics.median(wo):.1f}")
+EOF
+echo "elapsed: $(elapsed) s" >>"$OUT/summary.txt"
+cat "$OUT/summary.txt"
