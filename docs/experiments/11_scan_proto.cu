@@ -24,6 +24,7 @@
  */
 #include "cub_scan.h"
 #include "cuda_util.h"
+#include "11_ptx.cuh"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -58,8 +59,6 @@
 #define TILE_PREFIX 2u
 /** A stage's or slot's tile when there is no more work. */
 #define NO_TILE 0xffffffffu
-/** A wait longer than this raises the error flag (exit 3) instead of hanging. */
-#define WATCHDOG_NS 2000000000ull
 /** Spins between two looks at the clock. */
 #define WATCHDOG_SPINS 256u
 
@@ -69,88 +68,12 @@ enum { MODE_LOOKBACK, MODE_NOLOOKBACK, MODE_LANDING };
 /** Shared memory per stage: the tile, two mbarriers, one word. */
 #define STAGE_BYTES (TILE_ITEMS * 4 + 2 * 8 + 4)
 
-/* ---- PTX wrappers, as in 11_ceiling.cu ------------------------------------------------- */
+/* ---- the PTX wrappers are in 11_ptx.cuh (shared with 11_ceiling.cu); one more here ------ */
 
-/** Shared-memory address of a generic pointer, as the mbarrier and bulk instructions take it. */
-__device__ static unsigned smem_addr(const void *p)
-{
-    return (unsigned)__cvta_generic_to_shared(p);
-}
-/** `mbarrier.init`: a barrier whose phase completes after `count` arrivals (and its tx-count back to 0). */
-__device__ static void mbarrier_init(uint64_t *bar, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" : : "r"(smem_addr(bar)), "r"(count)
-                 : "memory");
-}
-/** `fence.mbarrier_init.release.cluster`: the initialisation, visible before the barrier is used. */
-__device__ static void fence_mbarrier_init(void)
-{
-    asm volatile("fence.mbarrier_init.release.cluster;" : : : "memory");
-}
-/** `fence.proxy.async.shared::cta`: generic-proxy accesses of shared memory ordered with async-proxy ones. */
-__device__ static void fence_proxy_async_shared(void)
-{
-    asm volatile("fence.proxy.async.shared::cta;" : : : "memory");
-}
-/** `mbarrier.arrive.expect_tx.release.cta`: one arrival, and `bytes` more to come by complete-tx. */
-__device__ static void mbarrier_arrive_expect_tx(uint64_t *bar, unsigned bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;"
-                 : : "r"(smem_addr(bar)), "r"(bytes) : "memory");
-}
-/** `mbarrier.arrive.release.cta`: one arrival; this thread's earlier accesses are released. */
-__device__ static void mbarrier_arrive(uint64_t *bar)
-{
-    asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" : : "r"(smem_addr(bar))
-                 : "memory");
-}
-/** `mbarrier.try_wait.parity.acquire.cta`: 1 once the phase of parity `parity` has completed (the thread may be suspended a while first), else 0. */
-__device__ static int mbarrier_try_wait_parity(uint64_t *bar, unsigned parity)
-{
-    unsigned done;
-    asm volatile("{\n\t.reg .pred p;\n\t"
-                 "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
-                 "selp.u32 %0, 1, 0, p;\n\t}"
-                 : "=r"(done) : "r"(smem_addr(bar)), "r"(parity) : "memory");
-    return (int)done;
-}
-/** `cp.async.bulk` global → shared, `bytes` (a multiple of 16), completing on `bar` (complete-tx). */
-__device__ static void bulk_copy_to_shared(void *dst, const void *src, unsigned bytes,
-                                           uint64_t *bar)
-{
-    asm volatile("cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1], %2, "
-                 "[%3];"
-                 : : "r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
-}
 /** A barrier for one group's 128 threads: bar.sync with a thread count (id 1 + group). */
 __device__ static void group_barrier(unsigned group)
 {
     asm volatile("bar.sync %0, %1;" : : "r"(1u + group), "r"((unsigned)GROUP_THREADS) : "memory");
-}
-/** `%globaltimer`: the GPU's clock in ns. */
-__device__ static unsigned long long global_ns(void)
-{
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-/** Wait for a phase; 0 (and *error raised) after WATCHDOG_NS. */
-__device__ static int wait_parity(uint64_t *bar, unsigned parity, unsigned *error)
-{
-    unsigned spins = 0;
-    unsigned long long start = 0;
-    while (!mbarrier_try_wait_parity(bar, parity)) {
-        if ((++spins & 255u) == 0) {
-            const unsigned long long now = global_ns();
-            if (start == 0)
-                start = now;
-            else if (now - start > WATCHDOG_NS) {
-                atomicExch(error, 1u);
-                return 0;
-            }
-        }
-    }
-    return 1;
 }
 
 /* ---- chapters 02-07's warp scan, descriptors and look-back (the same logic; the look-back's
