@@ -31,8 +31,8 @@ and its full-text search.
    input filter marks the formulas that had none). Files: the repository files that pages link
    (LICENSE; the input filter points the link at files/) are copied into the site.
 
-5. Layout: a word of code in a table cell does not break at its hyphens (a long one may after
-   a dot); source listings are marked for their own code font (docs/site/course.css).
+5. Layout: a word of code does not break at its hyphens (a long one may after a dot); source
+   listings are marked for their own code font (docs/site/course.css).
 
 6. References (docs/site/site_links.py): on every page made from Markdown, a mention of a file of
    the repository links the file (a page, a source file's page, or the file itself, published
@@ -316,24 +316,25 @@ def copy_linked_files(html):
     return len(copied)
 
 
-CELL = re.compile(r"<(td|th)\b[^>]*>.*?</\1>", re.S)
 CODE = re.compile(r"<code>(.*?)</code>", re.S)
 LONG_CODE_WORD = 20  # characters: a longer word of code may break after a "." "::" or "/"
 
 
 def code_word(word):
-    """A word of code in a table cell as HTML that breaks where course.css and the browser allow:
-    never at a hyphen (each part with one is a nowrap span), and, in a long word
-    (mbarrier.try_wait.parity.acquire.cta), after a "." "::" or "/" (<wbr>)."""
+    """A word of code as HTML that breaks where course.css and the browser allow: never at a
+    hyphen (each part with one is a nowrap span: "compute-sanitizer", "-arch=sm_90"), and, in a
+    long word (mbarrier.try_wait.parity.acquire.cta), after a "." "::" or "/" (<wbr>). The text
+    is unchanged: a copy gives the hyphen-minus that was written."""
     parts = re.split(r"(?<=\.|:|/)(?=[^.:/])", word) if len(word) >= LONG_CODE_WORD else [word]
     parts = ['<span class="course-word">%s</span>' % p if "-" in p else p for p in parts]
     return "<wbr>".join(parts)
 
 
 def keep_code_words(html):
-    """In a table cell, a word of code never breaks at its hyphens ("kogge-" / "stone",
-    "--recurrence-" / "f32"), and a long one may break after a "." (see code_word()); a code
-    span with spaces still wraps between its words."""
+    """Inline code never breaks at its hyphens ("compute-" / "sanitizer", "--recurrence-" /
+    "f32", "-" / "arch=sm_90"), and a long word may break after a "." (see code_word()); a code
+    span with spaces still wraps between its words ("compute-sanitizer --tool racecheck" at its
+    two spaces)."""
     kept = 0
 
     def in_code(m):
@@ -345,11 +346,7 @@ def keep_code_words(html):
             kept += n
         return "<code>" + "".join(parts) + "</code>"
 
-    def in_cells(text):
-        if "<code>" not in text or "<td" not in text:
-            return text
-        return CELL.sub(lambda c: CODE.sub(in_code, c.group(0)), text)
-    rewrite_pages(html, (".html",), in_cells)
+    rewrite_pages(html, (".html",), lambda text: CODE.sub(in_code, text) if "<code>" in text else text)
     return kept
 
 
@@ -414,16 +411,17 @@ def link_listings(html, members, site):
     return linked
 
 
-AWESOME_SCRIPTS = ("doxygen-awesome-fragment-copy-button.js", "doxygen-awesome-paragraph-link.js",
-                   "doxygen-awesome-interactive-toc.js")
+AWESOME_SCRIPTS = ("doxygen-awesome-darkmode-toggle.js", "doxygen-awesome-fragment-copy-button.js",
+                   "doxygen-awesome-paragraph-link.js", "doxygen-awesome-interactive-toc.js")
 
 
 def add_scripts(html):
-    """Every page loads doxygen-awesome's scripts (copy buttons on code, links on headings, the
-    interactive contents) and the course's (course.js), last in its head: they are
+    """Every page loads doxygen-awesome's scripts (the light/dark toggle beside the search box,
+    copy buttons on code, links on headings, the interactive contents) and the course's (course.js), last in its head: they are
     HTML_EXTRA_FILES, which Doxygen copies but does not load."""
     tags = "".join('<script type="text/javascript" src="%s"></script>\n' % s for s in AWESOME_SCRIPTS)
-    tags += ('<script type="text/javascript">DoxygenAwesomeFragmentCopyButton.init(); '
+    tags += ('<script type="text/javascript">DoxygenAwesomeDarkModeToggle.init(); '
+             'DoxygenAwesomeFragmentCopyButton.init(); '
              'DoxygenAwesomeParagraphLink.init(); DoxygenAwesomeInteractiveToc.init();</script>\n'
              '<script type="text/javascript" src="course.js"></script>\n')
     for name in AWESOME_SCRIPTS + ("course.js",):
@@ -449,23 +447,101 @@ def nav_on_top(html):
 
 
 FIGURE = re.compile(r'(<div class="image">\s*)(<object type="image/svg\+xml" data="([^"]+)"[^>]*>'
-                    r'</object>|<img src="([^"]+)"[^>]*/?>)')
+                    r'</object>|<img src="([^"]+)"[^>]*/?>)(\s*<div class="caption">(.*?)</div>)?', re.S)
+PAGE_TITLE = re.compile(r'<div class="title">(.*?)</div>', re.S)
+
+# The page a figure opens on (figure_NAME.html): the figure alone, as wide as the window (on a
+# laptop wider than in the text; on a phone the whole screen, pinch to zoom), a tap on it
+# switches to its actual size (it scrolls then), its caption below, a way back above.
+FIGURE_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>%(alt)s</title>
+<style>
+body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+       background: #fff; color: #1f2328; }
+nav { display: flex; flex-wrap: wrap; gap: 4px 16px; align-items: baseline; padding: 10px 12px;
+      font-size: 15px; border-bottom: 1px solid #d0d7de; }
+nav a { color: #2f63b8; }
+nav span { color: #4d5b69; font-size: 14px; }
+div.figure { overflow: auto; }
+div.figure img { display: block; width: 100%%; height: auto; cursor: zoom-in; }
+div.figure.actual img { width: auto; max-width: none; cursor: zoom-out; }
+p { margin: 8px 12px 16px; max-width: 60em; font-size: 15px; }
+</style>
+</head>
+<body>
+<nav><a class="back" href="%(page)s">&larr; %(title)s</a>
+<span id="how">Tap the figure for its actual size; pinch to zoom.</span></nav>
+<div class="figure" id="figure"><img src="%(src)s" alt="%(alt)s"></div>
+<p>%(caption)s</p>
+<script>
+(function () {
+  var box = document.getElementById("figure"), how = document.getElementById("how");
+  box.addEventListener("click", function () {
+    box.classList.toggle("actual");
+    how.textContent = box.classList.contains("actual")
+      ? "Actual size: scroll around it; tap it to fit the window."
+      : "Tap the figure for its actual size; pinch to zoom.";
+  });
+  // back to the place in the page the figure was opened from, where there is one
+  document.querySelector("a.back").addEventListener("click", function (e) {
+    if (document.referrer && history.length > 1) { e.preventDefault(); history.back(); }
+  });
+})();
+</script>
+</body>
+</html>
+"""
+
+
+def figure_page_name(src):
+    return "figure_%s.html" % re.sub(r"[^\w-]", "_", os.path.splitext(os.path.basename(src))[0])
 
 
 def link_figures(html):
     """A figure (an SVG Doxygen shows as an <object>, or an image) opens full size on a click or a
-    tap: it is wrapped in a link to its file (the object ignores the pointer, so the tap reaches
-    the link)."""
-    count = 0
+    tap: it is wrapped in a link (the object ignores the pointer, so the tap reaches the link) to
+    a page of its own, figure_NAME.html (FIGURE_PAGE: a bare SVG has no viewport, so a phone
+    would lay it out 980 px wide and show it as small as in the text). Returns (figures linked,
+    figure pages written)."""
+    count, pages = 0, {}
+    for name in sorted(os.listdir(html)):
+        if not name.endswith(".html") or name.startswith("figure_"):
+            continue
+        path = os.path.join(html, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if '<div class="image">' not in text:
+            continue
+        title = PAGE_TITLE.search(text)
+        title = re.sub(r"\s+", " ", TAG.sub("", title.group(1))).strip() if title else name
 
-    def wrap(m):
-        nonlocal count
-        count += 1
-        target = m.group(3) or m.group(4)
-        return ('%s<a class="course-figure" href="%s" title="Open the figure full size">%s</a>' %
-                (m.group(1), target, m.group(2)))
-    rewrite_pages(html, (".html",), lambda text: FIGURE.sub(wrap, text))
-    return count
+        def wrap(m):
+            nonlocal count
+            count += 1
+            src = m.group(3) or m.group(4)
+            caption = (m.group(6) or "").strip()
+            target = figure_page_name(src)
+            if target not in pages:
+                alt = html_text.escape(re.sub(r"\s+", " ", html_text.unescape(TAG.sub("", caption))).strip()
+                                       or os.path.basename(src))
+                pages[target] = FIGURE_PAGE % {"src": html_text.escape(src), "alt": alt,
+                                               "caption": caption or alt, "page": name,
+                                               "title": html_text.escape(title)}
+            return ('%s<a class="course-figure" href="%s" data-figure="%s" title="Open the figure '
+                    'full size">%s</a>%s' % (m.group(1), target, html_text.escape(src), m.group(2),
+                                             m.group(5) or ""))
+        new = FIGURE.sub(wrap, text)
+        if new != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+    for target, page in pages.items():
+        with open(os.path.join(html, target), "w", encoding="utf-8") as f:
+            f.write(page)
+    return count, len(pages)
 
 
 def fill_pages_list(html, site):
@@ -550,11 +626,11 @@ def main():
     words = keep_code_words(html)
     marked = mark_listings(html)
     tops = nav_on_top(html)
-    figures = link_figures(html)
     rewrite_pages(html, (".html",), lambda text: text.replace(
         '<div class="toc"><h3>Table of Contents</h3>', '<div class="toc"><h3>Contents</h3>'))
     fill_pages_list(html, site)
     scripted = add_scripts(html)
+    figures, figure_pages = link_figures(html)  # (its pages load no script of the site's)
     indexed, chars = site_search.build_index(html, site)
     frames = site_search.install(html, os.path.dirname(os.path.abspath(__file__)))
     rename, renamed = site_search.scope_titles(site)
@@ -563,14 +639,14 @@ def main():
     print("docs: %d links moved to the chapter they belong to (or unlinked), on %d pages; %d tree "
           "entries of enum values pointed at their enum; %d source listings link their notes; %d "
           "formulas joined to the character before them; %d mentions of files, %d cited works and "
-          "%d sections linked; %d repository files copied into files/; %d words of code in tables "
-          "kept whole or given breaks after dots; %d source listings in the listing font; %d "
-          "previous/next bars copied to the top; %d figures open full size; %d pages load the "
-          "scripts; full-text search over %d pages (%d characters) in %d results frames, %d "
-          "parents named by title" %
+          "%d sections linked; %d repository files copied into files/; %d words of code kept "
+          "whole or given breaks after dots; %d source listings in the listing font; %d "
+          "previous/next bars copied to the top; %d figures open full size (%d figure pages); %d "
+          "pages load the scripts; full-text search over %d pages (%d characters) in %d results "
+          "frames, %d parents named by title" %
           (changed, pages, fixed, listings, joined, refs["mentions"], refs["works"],
-           refs["sections"], copied, words, marked, tops, figures, scripted, indexed, chars, frames,
-           scopes))
+           refs["sections"], copied, words, marked, tops, figures, figure_pages, scripted,
+           indexed, chars, frames, scopes))
     if refs["unlinked"]:
         print("docs: citations not linked (no address in docs/site/citations.py): %s" %
               ", ".join(sorted(refs["unlinked"])))

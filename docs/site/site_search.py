@@ -36,10 +36,13 @@ HEADING = re.compile(r'<h([1-4])\b[^>]*>(?:<a class="anchor" id="([^"]+)"></a>)?
 DROP = re.compile(r'<div class="toc">.*?</div>|<div class="course-nav[^"]*">.*?</div>|'
                   r'<script\b.*?</script>|<doxygen-awesome[^>]*>.*?</doxygen-awesome[^>]*>', re.S)
 TAG = re.compile(r"<[^>]*>")
+# inline tags inside a word: postprocess.py's breaks and nowrap spans in code ("mbarrier.<wbr>
+# try_wait", "<span class="course-word">held-1tile</span>") read as nothing, not as a space
+IN_WORD = re.compile(r'<wbr>|<span class="course-word">|</span>')
 
 
 def plain(fragment):
-    text = html_text.unescape(TAG.sub(" ", fragment))
+    text = html_text.unescape(TAG.sub(" ", IN_WORD.sub("", fragment)))
     return re.sub(r"\s+", " ", text).strip()
 
 
