@@ -112,8 +112,9 @@ new Promise(function (done) {
           nohint.push(head);
       }
     }
-    // a word of code in a table cell that the browser broke after a hyphen ("kogge-" / "stone")
-    var split = [], codes = document.querySelectorAll('.textblock td code, .textblock th code');
+    // a word of code that the browser broke after a hyphen ("kogge-" / "stone", "compute-" /
+    // "sanitizer", "-" / "arch=sm_90")
+    var split = [], codes = document.querySelectorAll('.contents code');
     var range = document.createRange();
     for (var c = 0; c < codes.length; ++c) {
       var walk = document.createTreeWalker(codes[c], NodeFilter.SHOW_TEXT), node;
@@ -128,6 +129,16 @@ new Promise(function (done) {
         }
       }
     }
+    // a code block or a formula of the text wider than its box: the line above it says so
+    var wideBlocks = [], blocks = document.querySelectorAll('.textblock div.fragment, .textblock div.MathJax_Display');
+    for (var w = 0; w < blocks.length; ++w) {
+      if (blocks[w].scrollWidth <= blocks[w].clientWidth + TABLE_SLACK) continue;
+      var above = blocks[w].parentNode.classList.contains('doxygen-awesome-fragment-wrapper')
+        ? blocks[w].parentNode : blocks[w];
+      var line = above.previousElementSibling;
+      if (!line || !line.classList.contains('course-scroll-hint') || !line.offsetHeight)
+        wideBlocks.push(blocks[w].textContent.replace(/\\s+/g, ' ').trim().slice(0, 70));
+    }
     // code: the smallest font of a listing's or the notes' code; the lowest contrast of a comment
     var small = 0, smallWhat = '', lowest = 99;
     var code = document.querySelectorAll('div.fragment div.line, .textblock code');
@@ -140,20 +151,28 @@ new Promise(function (done) {
     var comments = document.querySelectorAll('div.fragment span.comment');
     for (var n = 0; n < comments.length && n < 50; ++n)
       if (comments[n].textContent.trim()) lowest = Math.min(lowest, contrast(comments[n]));
-    // figures: each is inside a link to its file (a tap opens it full size)
+    // figures: each is inside a link to its own page (a tap opens it full size), which shows the
+    // same file
     var figures = [], shown = document.querySelectorAll('.contents div.image object, .contents div.image img');
     for (var f = 0; f < shown.length; ++f) {
       var a = shown[f].closest('a.course-figure');
       var src = shown[f].getAttribute('data') || shown[f].getAttribute('src');
-      if (!a || a.getAttribute('href') !== src || getComputedStyle(a).pointerEvents === 'none')
-        figures.push(src + ': it does not open full size on a tap (no link to its file around ' +
-                     'it: docs/site/postprocess.py, link_figures())');
+      if (!a || a.getAttribute('data-figure') !== src || !/^figure_[\\w-]+\\.html$/.test(a.getAttribute('href')) ||
+          getComputedStyle(a).pointerEvents === 'none')
+        figures.push(src + ': it does not open full size on a tap (no link to its figure page ' +
+                     'around it: docs/site/postprocess.py, link_figures())');
       else if (shown[f].getBoundingClientRect().width < 2)
         figures.push(src + ': drawn 0 px wide (an SVG that does not say its width?)');
     }
+    // a figure's own page (postprocess.py, FIGURE_PAGE): the figure as wide as the window, on a
+    // phone too (a viewport, so the phone does not lay the page out 980 px wide)
+    var alone = document.querySelector('body > div.figure > img'), figurePage = null;
+    if (alone)
+      figurePage = {width: Math.round(alone.getBoundingClientRect().width), src: alone.getAttribute('src'),
+                    viewport: !!document.querySelector('meta[name="viewport"]')};
     // what the page says: a page with no text of its own is an empty page
     // (a graph and its heading are not text: a directory page with only its graph is empty)
-    var contents = document.querySelector('div.contents'), said = 0;
+    var contents = document.querySelector('div.contents') || (alone && document.body), said = 0;
     if (contents) {
       var copy = contents.cloneNode(true);
       copy.querySelectorAll('.dynheader, .dyncontent, iframe, script').forEach(function (e) { e.remove(); });
@@ -164,10 +183,13 @@ new Promise(function (done) {
       split: split,
       tables: tables,
       nohint: nohint,
+      wideBlocks: wideBlocks,
       broken: broken,
       small: small, smallWhat: smallWhat,
       contrast: lowest,
       figures: figures,
+      figurePage: figurePage,
+      window: window.innerWidth,
       navTop: document.querySelectorAll('.textblock > div.course-nav.course-nav-top').length,
       navBottom: document.querySelectorAll('div.course-nav:not(.course-nav-top)').length,
       pageDoc: document.querySelectorAll('.PageDoc').length,
@@ -426,10 +448,18 @@ def visit(browser, top, path, width, mobile):
         if not seen["navTop"] or not seen["navBottom"]:
             found.append("previous/next only %s (postprocess.py, nav_on_top())" %
                          ("at the bottom" if seen["navBottom"] else "at the top"))
+    found += ["code broken after a hyphen (it reads as two words, or a flag loses its dash; "
+              "docs/site/postprocess.py, keep_code_words(), and course.css keep such words "
+              "whole): %s" % c for c in sorted(set(seen["split"]))]
+    found += ["a code block or a formula wider than its box, without the line above it that says "
+              "it scrolls (docs/site/course.js): %s" % head for head in seen["wideBlocks"]]
+    page = seen.get("figurePage")
+    if page and (not page["viewport"] or page["width"] < seen["window"] - 2):
+        found.append("a figure's page that does not show %s as wide as the %d px window (%d px%s; "
+                     "docs/site/postprocess.py, FIGURE_PAGE)" %
+                     (page["src"], seen["window"], page["width"],
+                      "" if page["viewport"] else ", no viewport"))
     if not mobile:
-        found += ["code in a table broken after a hyphen (it reads as two words; "
-                  "docs/site/course.css keeps such words whole): %s" % c
-                  for c in sorted(set(seen["split"]))]
         found += ["a table %d px wider than the text at %d px: its right columns are out "
                   "of sight (shorten or split a wide cell, e.g. a formula at its '='): %s"
                   % (t["over"], width, t["head"]) for t in seen["tables"]]

@@ -12,7 +12,9 @@ and its full-text search.
 2. Links. Chapters define functions of the same name (a carried helper is copied into every
    chapter that uses it; each chapter has its own main(), load_tile(), lookback_scan_kernel()),
    and Doxygen links a name to one of them, whichever it met first. Here, every link to a member
-   of a chapter's source goes to the right chapter's definition:
+   of a chapter's source goes to the right chapter's definition (and, on a page made from
+   Markdown, to the line of that definition in the source listing, not to its documentation:
+   link_to_code()):
      - the chapter the sentence names, when it names it just before the name ("chapter 07's
        `look_back()`", "chapter 08's `load_tile_async()` and `prefetch_tile_l2()`") and that
        chapter defines it;
@@ -317,15 +319,15 @@ def copy_linked_files(html):
 
 
 CODE = re.compile(r"<code>(.*?)</code>", re.S)
-LONG_CODE_WORD = 20  # characters: a longer word of code may break after a "." "::" or "/"
+LONG_CODE_WORD = 20  # characters: a longer word of code may break after a "." "::" "/" or ","
 
 
 def code_word(word):
     """A word of code as HTML that breaks where course.css and the browser allow: never at a
     hyphen (each part with one is a nowrap span: "compute-sanitizer", "-arch=sm_90"), and, in a
-    long word (mbarrier.try_wait.parity.acquire.cta), after a "." "::" or "/" (<wbr>). The text
-    is unchanged: a copy gives the hyphen-minus that was written."""
-    parts = re.split(r"(?<=\.|:|/)(?=[^.:/])", word) if len(word) >= LONG_CODE_WORD else [word]
+    long word (mbarrier.try_wait.parity.acquire.cta, -Wall,-Wextra), after a "." "::" "/" or ","
+    (<wbr>). The text is unchanged: a copy gives the hyphen-minus that was written."""
+    parts = re.split(r"(?<=[.:/,])(?=[^.:/,])", word) if len(word) >= LONG_CODE_WORD else [word]
     parts = ['<span class="course-word">%s</span>' % p if "-" in p else p for p in parts]
     return "<wbr>".join(parts)
 
@@ -348,6 +350,29 @@ def keep_code_words(html):
 
     rewrite_pages(html, (".html",), lambda text: CODE.sub(in_code, text) if "<code>" in text else text)
     return kept
+
+
+CELL = re.compile(r"<(td|th)\b[^>]*>.*?</\1>", re.S)
+PATH_LINK = re.compile(r"(<a\b[^>]*>)([^<]*/[^<]*)(</a>)")
+
+
+def break_paths_in_cells(html):
+    """In a table cell, a path that is a link's text ("docs/experiments/06_chained_h200.sh") may
+    break after its slashes (<wbr>): unbroken, it widened the start page's table of chapters past
+    the text at 1024 px. Returns the number of paths."""
+    count = 0
+
+    def in_link(m):
+        nonlocal count
+        count += 1
+        return m.group(1) + m.group(2).replace("/", "/<wbr>") + m.group(3)
+
+    def in_cells(text):
+        if "<td" not in text:
+            return text
+        return CELL.sub(lambda c: PATH_LINK.sub(in_link, c.group(0)), text)
+    rewrite_pages(html, (".html",), in_cells)
+    return count
 
 
 def mark_listings(html):
@@ -385,6 +410,33 @@ def fix_tree_anchors(html):
             with open(path, "w", encoding="utf-8") as f:
                 f.write(new)
     return fixed
+
+
+def fix_digit_scripts(html):
+    """The side tree's script of a file whose name starts with a digit (docs/experiments/
+    11_ceiling.cu: 11__ceiling_8cu.js) declares "var 11__ceiling_8cu", which is not JavaScript
+    (Doxygen 1.9.4 names the variable after the page), so the tree fails on that file's pages.
+    Such a script, its variable and the tree's references to it get an "n" in front. Returns the
+    number of scripts renamed."""
+    renamed = {}
+    for name in sorted(os.listdir(html)):
+        m = re.match(r"(\d\w*)\.js$", name)
+        if not m:
+            continue
+        path = os.path.join(html, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        var = m.group(1)
+        if not text.startswith("var %s =" % var):
+            continue
+        with open(os.path.join(html, "n" + name), "w", encoding="utf-8") as f:
+            f.write("var n%s =" % var + text[len("var %s =" % var):])
+        os.remove(path)
+        renamed[var] = "n" + var
+    if renamed:
+        rx = re.compile(r'"(%s)" \]' % "|".join(re.escape(v) for v in renamed))
+        rewrite_pages(html, (".js",), lambda text: rx.sub(lambda m: '"%s" ]' % renamed[m.group(1)], text))
+    return len(renamed)
 
 
 def link_listings(html, members, site):
@@ -452,7 +504,7 @@ PAGE_TITLE = re.compile(r'<div class="title">(.*?)</div>', re.S)
 
 # The page a figure opens on (figure_NAME.html): the figure alone, as wide as the window (on a
 # laptop wider than in the text; on a phone the whole screen, pinch to zoom), a tap on it
-# switches to its actual size (it scrolls then), its caption below, a way back above.
+# enlarges it (it scrolls then), its caption below, a way back above.
 FIGURE_PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -468,23 +520,27 @@ nav a { color: #2f63b8; }
 nav span { color: #4d5b69; font-size: 14px; }
 div.figure { overflow: auto; }
 div.figure img { display: block; width: 100%%; height: auto; cursor: zoom-in; }
-div.figure.actual img { width: auto; max-width: none; cursor: zoom-out; }
+div.figure.big img { max-width: none; cursor: zoom-out; }
 p { margin: 8px 12px 16px; max-width: 60em; font-size: 15px; }
 </style>
 </head>
 <body>
 <nav><a class="back" href="%(page)s">&larr; %(title)s</a>
-<span id="how">Tap the figure for its actual size; pinch to zoom.</span></nav>
+<span id="how">Tap the figure to enlarge it; pinch to zoom.</span></nav>
 <div class="figure" id="figure"><img src="%(src)s" alt="%(alt)s"></div>
 <p>%(caption)s</p>
 <script>
 (function () {
   var box = document.getElementById("figure"), how = document.getElementById("how");
+  var img = box.querySelector("img");
+  // enlarged: twice the window's width (its text readable on a phone), at most twice the
+  // figure's own size, at least its own size; it scrolls then
   box.addEventListener("click", function () {
-    box.classList.toggle("actual");
-    how.textContent = box.classList.contains("actual")
-      ? "Actual size: scroll around it; tap it to fit the window."
-      : "Tap the figure for its actual size; pinch to zoom.";
+    var big = !box.classList.contains("big"), own = img.naturalWidth || box.clientWidth;
+    box.classList.toggle("big", big);
+    img.style.width = big ? Math.max(own, Math.min(2 * box.clientWidth, 2 * own)) + "px" : "";
+    how.textContent = big ? "Enlarged: scroll around it; tap it to fit the window."
+                          : "Tap the figure to enlarge it; pinch to zoom.";
   });
   // back to the place in the page the figure was opened from, where there is one
   document.querySelector("a.back").addEventListener("click", function (e) {
@@ -575,6 +631,57 @@ def markdown_pages(html, site):
     return pages
 
 
+MEMBER_DOC = re.compile(r'<a id="(a[0-9a-f]+)"(?: name="a[0-9a-f]+")?></a>|<p class="definition">'
+                        r'Definition at line <a class="el" href="([^"#/]+_source\.html)#(l\d+)">')
+
+
+def definition_lines(html, members):
+    """(file page, member anchor) -> (source listing, line anchor) of the member's definition,
+    from the file pages ("Definition at line 37 of file ...")."""
+    lines = {}
+    for page in sorted(set(members.file_pages.values())):
+        path = os.path.join(html, page)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        anchor = None
+        for m in MEMBER_DOC.finditer(text):
+            if m.group(1):
+                anchor = m.group(1)
+            elif anchor:
+                lines[(page, anchor)] = (m.group(2), m.group(3))
+                anchor = None
+    return lines
+
+
+def link_to_code(html, site, lines):
+    """On every page made from Markdown, a name of the code that links its documentation on a
+    file page (Doxygen's link for `warp_inclusive_scan()`) links the line of its definition in
+    the source listing instead (course.js shows that line highlighted): the notes explain code,
+    and the code, with its comments, is what a reader wants next. The tooltip (the brief) stays.
+    Returns the number of links moved."""
+    moved = 0
+
+    def repl(m):
+        nonlocal moved
+        line = lines.get((m.group(2), m.group(3)))
+        if not line:
+            return m.group(0)
+        moved += 1
+        return '<a class="%s" href="%s#%s"' % (m.group(1), line[0], line[1])
+    rx = re.compile(r'<a class="(el|code[^"]*)" href="([^"#/]+\.html)#(a[0-9a-f]+)"')
+    for name, _ in markdown_pages(html, site):
+        path = os.path.join(html, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        new = rx.sub(repl, text)
+        if new != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+    return moved
+
+
 def link_references(html, site, members):
     """site_links.py on every page made from Markdown: mentions of files, cited works, sections
     of pages named in a link's words."""
@@ -618,12 +725,15 @@ def main():
         changed += n
         pages += n > 0
     fixed = fix_tree_anchors(html)
+    fix_digit_scripts(html)
     listings = link_listings(html, members, site)
     joined = join_formulas(html)
     refs = link_references(html, site, members)
+    to_code = link_to_code(html, site, definition_lines(html, members))
     copied = copy_linked_files(html)
     csv_downloads(html)
     words = keep_code_words(html)
+    words += break_paths_in_cells(html)
     marked = mark_listings(html)
     tops = nav_on_top(html)
     rewrite_pages(html, (".html",), lambda text: text.replace(
@@ -636,7 +746,8 @@ def main():
     rename, renamed = site_search.scope_titles(site)
     rewrite_pages(os.path.join(html, "search"), (".js",), rename)
     scopes = len(renamed)
-    print("docs: %d links moved to the chapter they belong to (or unlinked), on %d pages; %d tree "
+    print("docs: %d links moved to the chapter they belong to (or unlinked), on %d pages; %d "
+          "names of code in the notes linked to their definitions' lines; %d tree "
           "entries of enum values pointed at their enum; %d source listings link their notes; %d "
           "formulas joined to the character before them; %d mentions of files, %d cited works and "
           "%d sections linked; %d repository files copied into files/; %d words of code kept "
@@ -644,7 +755,7 @@ def main():
           "previous/next bars copied to the top; %d figures open full size (%d figure pages); %d "
           "pages load the scripts; full-text search over %d pages (%d characters) in %d results "
           "frames, %d parents named by title" %
-          (changed, pages, fixed, listings, joined, refs["mentions"], refs["works"],
+          (changed, pages, to_code, fixed, listings, joined, refs["mentions"], refs["works"],
            refs["sections"], copied, words, marked, tops, figures, figure_pages, scripted,
            indexed, chars, frames, scopes))
     if refs["unlinked"]:
