@@ -4,23 +4,27 @@ opens every page of the site twice, 1024 px wide and 390 px wide (a phone), and 
   - a resource that does not load (a script, style sheet, image, font, frame; MathJax's too);
   - a JavaScript error (an exception, or console.error);
   - an image that loaded broken, a formula MathJax could not typeset; a page with no text;
-  - a page wider than the window, at either width (what does not fit must scroll in its own
-    box: code, tables);
+  - a page wider than the window, at either width, every page (what does not fit must scroll
+    in its own box: code, tables, displayed formulas);
   - at 1024 px, a table of the text wider than its box by more than a few px (it would scroll,
     but a reader does not see its right-hand columns); at 390 px, a table wider than its box
     that does not scroll inside it or lacks the line above it that says so (docs/site/course.js);
-  - at 1024 px, a word of code in a table cell broken across lines after a hyphen ("kogge-" /
-    "stone");
+    at either width, a code block or a displayed formula wider than its box without that line;
+  - at either width, a word of code broken across lines after a hyphen ("kogge-" / "stone",
+    "compute-" / "sanitizer", "-" / "arch=sm_90");
   - code smaller than 13 px (listings and the notes' code), or a comment in code under 4.5:1
     contrast against its background, in the light theme and (on a listing and a chapter's notes)
     the dark one;
-  - a figure that does not open full size on a tap (it is not inside a link to its file);
+  - a figure that does not open full size on a tap (it is not inside a link to its own page,
+    figure_NAME.html), or a figure's page that does not show it as wide as the window (with a
+    viewport, so that a phone does not lay it out 980 px wide);
   - a page of the reading order without its previous/next bar at the top and at the bottom;
   - on a phone, a menu that does not list the course's pages in reading order
     (docs/site/site_pages.py, menu_entries());
-  - a search of the notes that finds nothing, or does not list a lesson (a chapter or the primer)
-    first: "Kogge-Stone", "Little's law", "bank conflict", "cp.async", "decoupled look-back"
-    (typed into the search box, read in the results frame it opens).
+  - a search of the notes that finds nothing, or does not list first the lesson that teaches
+    the term: "Kogge-Stone" (chapter 02), "Little's law" (the primer), "bank conflict" (03),
+    "cp.async" (08), "decoupled look-back" (07), typed into the search box, read in the results
+    frame it opens.
 
     tests/check_browser.py HTML_DIR [--screenshots DIR] [--pages GLOB]
 
@@ -56,8 +60,11 @@ TABLE_SLACK = 4
 # Code at least this size (px), comments in code at least this contrast (WCAG AA for text).
 MIN_CODE_PX = 13
 MIN_CONTRAST = 4.5
-# The searches of the notes (issue 35): each must list a lesson first.
-QUERIES = ("Kogge-Stone", "Little's law", "bank conflict", "cp.async", "decoupled look-back")
+# The searches of the notes (issue 35): each must list first the lesson that teaches the term
+# (where that page is in the site; else any lesson).
+QUERIES = (("Kogge-Stone", "ch02_warp_shfl"), ("Little's law", "primer"),
+           ("bank conflict", "ch03_block_scan"), ("cp.async", "ch08_memcpy_speed"),
+           ("decoupled look-back", "ch07_decoupled_lookback"))
 
 # After the load event: wait for MathJax (if the page has it) and report what the page shows.
 INSPECT = """
@@ -509,7 +516,7 @@ def check_search(browser, top):
     import site_pages  # noqa: E402
     lessons = {"../%s.html" % p.label for p in site_pages.Site().lessons()}
     problems, firsts = [], []
-    for query in QUERIES:
+    for query, teacher in QUERIES:
         if not browser.open("file://" + os.path.join(top, "index.html")):
             return ["index.html: did not finish loading in 30 s"], firsts
         try:
@@ -539,7 +546,12 @@ def check_search(browser, top):
                             (query, len(rows), os.path.relpath(frame_url.split("?")[0], "file://" + top)))
             continue
         first = rows[0]["href"].split("#")[0]
-        if first not in lessons:
+        want = "../%s.html" % teacher
+        if want in lessons and first != want:
+            problems.append("search %r: the first result is %s, not %s, the lesson that teaches "
+                            "it (docs/site/course_search.js ranks the results)" %
+                            (query, first[3:], want[3:]))
+        elif first not in lessons:
             problems.append("search %r: the first result is %s, not a chapter or the primer" %
                             (query, first))
         firsts.append("%s: %s" % (query, first[3:].replace(".html", "")))

@@ -3,6 +3,7 @@
    - A table, a code block or a formula of the text wider than its box scrolls inside it
      (course.css); it gets a line above it that says so, and a shadow on the side where its
      columns or its lines' ends are hidden; a wide table's first column, if narrow, stays in view.
+   - A long name in the side tree breaks after an underscore.
    - A link to a line of a source listing (file_source.html#l00042) shows that line a third of
      the way down the window, below the page's top, highlighted (course.css: .course-target),
      instead of against the top edge, half cut, where Doxygen's navtree.js puts an anchor. */
@@ -126,6 +127,31 @@
       if (updateLocation) window.location.href = aname;
     };
   }
+
+  // The side tree (navtree.js builds it as it opens): a long name of code may break after its
+  // underscores (<wbr>), not anywhere ("warp_exclusive_from_" / "inclusive", not "..._in" /
+  // "clusive"); course.css lets a label wrap.
+  function breakTreeNames(root) {
+    var links = root.querySelectorAll ? root.querySelectorAll("#nav-tree .label a") : [];
+    for (var i = 0; i < links.length; ++i) {
+      var a = links[i], text = a.textContent;
+      if (a.courseBroken || a.children.length || text.length < 16 || text.indexOf("_") < 0) continue;
+      a.courseBroken = true;
+      a.textContent = "";
+      var parts = text.split(/(?<=_)/);
+      for (var k = 0; k < parts.length; ++k) {
+        if (k) a.appendChild(document.createElement("wbr"));
+        a.appendChild(document.createTextNode(parts[k]));
+      }
+    }
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    var tree = document.getElementById("nav-tree");
+    if (tree && window.MutationObserver) {
+      new MutationObserver(function () { breakTreeNames(document); })
+        .observe(tree, { childList: true, subtree: true });
+    }
+  });
 
   window.addEventListener("load", function () {
     markWide();

@@ -44,9 +44,10 @@
            escapeHtml(text.slice(start, end)) + "</b>" + escapeHtml(text.slice(end, to)) +
            (to < text.length ? "\u2026" : "");
   }
-  // where a page has the query, best first: its title, a section's heading, the text of a
-  // section, the text of its list of further reading (a mention, not the lesson)
-  var TITLE = 0, HEADING = 1, TEXT = 2, READING = 3;
+  // where a page has the query, best first: its title, a section's heading, the text of its
+  // question or idea (a chapter's own subject), the text of another section, the text of its
+  // list of further reading (a mention, not the lesson)
+  var TITLE = 0, HEADING = 1, CORE = 2, TEXT = 3, READING = 4;
   var READING_HEADING = /^(further reading|references)\b/i;
 
   function find(squash) {
@@ -63,16 +64,19 @@
         } else {
           var norm = normalize(text, squash), k = norm[0].indexOf(q);
           if (k < 0) continue;
-          hit = { where: READING_HEADING.test(section[1]) ? READING : TEXT, section: section,
+          hit = { where: READING_HEADING.test(section[1]) ? READING : section[3] ? CORE : TEXT,
+                  section: section,
                   snippet: snippetOf(text, norm[1][k], norm[1][k + q.length - 1] + 1) };
         }
         ++count;
         if (!best || hit.where < best.where) best = hit;
       }
-      // a page whose title has the query ranks by its title, and links its best section
+      // a page whose title has the query ranks by its title, and links its best section (its
+      // top, if that is only its further reading)
       if (normalize(page.t, squash)[0].indexOf(q) >= 0)
-        best = { where: TITLE, section: best ? best.section : ["", "", ""],
-                 snippet: best ? best.snippet : "" };
+        best = best && best.where !== READING
+          ? { where: TITLE, section: best.section, snippet: best.snippet }
+          : { where: TITLE, section: ["", "", ""], snippet: "" };
       if (best)
         rows.push({ page: page, first: best, count: count,
                     rank: rankOf(best.where, page.k), order: rows.length });
@@ -82,13 +86,14 @@
   }
 
   // the lessons (chapters, primer) that have the query in their title, then in a heading, then
-  // in their text; then the other pages (logs, guides) that have it in their title or a heading,
-  // then in their text; last, pages that only list it among further reading (a lesson first).
-  // Within a rank, reading order (courseText is in that order already).
+  // in their own question or idea, then elsewhere in their text; then the other pages (logs,
+  // guides) that have it in their title or a heading, then in their text; last, pages that only
+  // list it among further reading (a lesson first). Within a rank, reading order (courseText is
+  // in that order already).
   function rankOf(where, lesson) {
     if (where === READING) return lesson ? 6 : 7;
-    if (lesson) return where;  // 0, 1, 2
-    return where === TEXT ? 4 : 3;
+    if (lesson) return where;  // 0 to 3
+    return where === TITLE || where === HEADING ? 4 : 5;
   }
 
   var rows = find(false);

@@ -43,10 +43,12 @@ and its full-text search.
    to a page whose words name one of its sections goes to the section ("primer: the memory
    model"). A CSV downloads.
 
-7. Reading: the previous/next bar also at the top of each page; every figure a link to its file
-   (it opens full size on a tap); the contents titled "Contents"; doxygen-awesome's scripts (copy
-   buttons, heading links, interactive contents) and docs/site/course.js loaded by every page;
-   Doxygen's empty list of all pages filled in.
+7. Reading: the previous/next bar also at the top of each page; every figure a link to a page of
+   its own that shows it full size (on a tap, on a phone too); the contents titled "Contents";
+   doxygen-awesome's scripts (the light/dark toggle, copy buttons, heading links, interactive
+   contents) and docs/site/course.js loaded by every page; Doxygen's empty list of all pages
+   filled in; the side tree's scripts of files whose names start with a digit renamed
+   (fix_digit_scripts()).
 
 8. Search (docs/site/site_search.py): the text of every page for the search box, which then finds
    the notes' words too, not only names.
