@@ -4,23 +4,27 @@ opens every page of the site twice, 1024 px wide and 390 px wide (a phone), and 
   - a resource that does not load (a script, style sheet, image, font, frame; MathJax's too);
   - a JavaScript error (an exception, or console.error);
   - an image that loaded broken, a formula MathJax could not typeset; a page with no text;
-  - a page wider than the window, at either width (what does not fit must scroll in its own
-    box: code, tables);
+  - a page wider than the window, at either width, every page (what does not fit must scroll
+    in its own box: code, tables, displayed formulas);
   - at 1024 px, a table of the text wider than its box by more than a few px (it would scroll,
     but a reader does not see its right-hand columns); at 390 px, a table wider than its box
     that does not scroll inside it or lacks the line above it that says so (docs/site/course.js);
-  - at 1024 px, a word of code in a table cell broken across lines after a hyphen ("kogge-" /
-    "stone");
+    at either width, a code block or a displayed formula wider than its box without that line;
+  - at either width, a word of code broken across lines after a hyphen ("kogge-" / "stone",
+    "compute-" / "sanitizer", "-" / "arch=sm_90");
   - code smaller than 13 px (listings and the notes' code), or a comment in code under 4.5:1
     contrast against its background, in the light theme and (on a listing and a chapter's notes)
     the dark one;
-  - a figure that does not open full size on a tap (it is not inside a link to its file);
+  - a figure that does not open full size on a tap (it is not inside a link to its own page,
+    figure_NAME.html), or a figure's page that does not show it as wide as the window (with a
+    viewport, so that a phone does not lay it out 980 px wide);
   - a page of the reading order without its previous/next bar at the top and at the bottom;
   - on a phone, a menu that does not list the course's pages in reading order
     (docs/site/site_pages.py, menu_entries());
-  - a search of the notes that finds nothing, or does not list a lesson (a chapter or the primer)
-    first: "Kogge-Stone", "Little's law", "bank conflict", "cp.async", "decoupled look-back"
-    (typed into the search box, read in the results frame it opens).
+  - a search of the notes that finds nothing, or does not list first the lesson that teaches
+    the term: "Kogge-Stone" (chapter 02), "Little's law" (the primer), "bank conflict" (03),
+    "cp.async" (08), "decoupled look-back" (07), typed into the search box, read in the results
+    frame it opens.
 
     tests/check_browser.py HTML_DIR [--screenshots DIR] [--pages GLOB]
 
@@ -56,8 +60,11 @@ TABLE_SLACK = 4
 # Code at least this size (px), comments in code at least this contrast (WCAG AA for text).
 MIN_CODE_PX = 13
 MIN_CONTRAST = 4.5
-# The searches of the notes (issue 35): each must list a lesson first.
-QUERIES = ("Kogge-Stone", "Little's law", "bank conflict", "cp.async", "decoupled look-back")
+# The searches of the notes (issue 35): each must list first the lesson that teaches the term
+# (where that page is in the site; else any lesson).
+QUERIES = (("Kogge-Stone", "ch02_warp_shfl"), ("Little's law", "primer"),
+           ("bank conflict", "ch03_block_scan"), ("cp.async", "ch08_memcpy_speed"),
+           ("decoupled look-back", "ch07_decoupled_lookback"))
 
 # After the load event: wait for MathJax (if the page has it) and report what the page shows.
 INSPECT = """
@@ -112,8 +119,9 @@ new Promise(function (done) {
           nohint.push(head);
       }
     }
-    // a word of code in a table cell that the browser broke after a hyphen ("kogge-" / "stone")
-    var split = [], codes = document.querySelectorAll('.textblock td code, .textblock th code');
+    // a word of code that the browser broke after a hyphen ("kogge-" / "stone", "compute-" /
+    // "sanitizer", "-" / "arch=sm_90")
+    var split = [], codes = document.querySelectorAll('.contents code');
     var range = document.createRange();
     for (var c = 0; c < codes.length; ++c) {
       var walk = document.createTreeWalker(codes[c], NodeFilter.SHOW_TEXT), node;
@@ -128,6 +136,16 @@ new Promise(function (done) {
         }
       }
     }
+    // a code block or a formula of the text wider than its box: the line above it says so
+    var wideBlocks = [], blocks = document.querySelectorAll('.textblock div.fragment, .textblock div.MathJax_Display');
+    for (var w = 0; w < blocks.length; ++w) {
+      if (blocks[w].scrollWidth <= blocks[w].clientWidth + TABLE_SLACK) continue;
+      var above = blocks[w].parentNode.classList.contains('doxygen-awesome-fragment-wrapper')
+        ? blocks[w].parentNode : blocks[w];
+      var line = above.previousElementSibling;
+      if (!line || !line.classList.contains('course-scroll-hint') || !line.offsetHeight)
+        wideBlocks.push(blocks[w].textContent.replace(/\\s+/g, ' ').trim().slice(0, 70));
+    }
     // code: the smallest font of a listing's or the notes' code; the lowest contrast of a comment
     var small = 0, smallWhat = '', lowest = 99;
     var code = document.querySelectorAll('div.fragment div.line, .textblock code');
@@ -140,20 +158,28 @@ new Promise(function (done) {
     var comments = document.querySelectorAll('div.fragment span.comment');
     for (var n = 0; n < comments.length && n < 50; ++n)
       if (comments[n].textContent.trim()) lowest = Math.min(lowest, contrast(comments[n]));
-    // figures: each is inside a link to its file (a tap opens it full size)
+    // figures: each is inside a link to its own page (a tap opens it full size), which shows the
+    // same file
     var figures = [], shown = document.querySelectorAll('.contents div.image object, .contents div.image img');
     for (var f = 0; f < shown.length; ++f) {
       var a = shown[f].closest('a.course-figure');
       var src = shown[f].getAttribute('data') || shown[f].getAttribute('src');
-      if (!a || a.getAttribute('href') !== src || getComputedStyle(a).pointerEvents === 'none')
-        figures.push(src + ': it does not open full size on a tap (no link to its file around ' +
-                     'it: docs/site/postprocess.py, link_figures())');
+      if (!a || a.getAttribute('data-figure') !== src || !/^figure_[\\w-]+\\.html$/.test(a.getAttribute('href')) ||
+          getComputedStyle(a).pointerEvents === 'none')
+        figures.push(src + ': it does not open full size on a tap (no link to its figure page ' +
+                     'around it: docs/site/postprocess.py, link_figures())');
       else if (shown[f].getBoundingClientRect().width < 2)
         figures.push(src + ': drawn 0 px wide (an SVG that does not say its width?)');
     }
+    // a figure's own page (postprocess.py, FIGURE_PAGE): the figure as wide as the window, on a
+    // phone too (a viewport, so the phone does not lay the page out 980 px wide)
+    var alone = document.querySelector('body > div.figure > img'), figurePage = null;
+    if (alone)
+      figurePage = {width: Math.round(alone.getBoundingClientRect().width), src: alone.getAttribute('src'),
+                    viewport: !!document.querySelector('meta[name="viewport"]')};
     // what the page says: a page with no text of its own is an empty page
     // (a graph and its heading are not text: a directory page with only its graph is empty)
-    var contents = document.querySelector('div.contents'), said = 0;
+    var contents = document.querySelector('div.contents') || (alone && document.body), said = 0;
     if (contents) {
       var copy = contents.cloneNode(true);
       copy.querySelectorAll('.dynheader, .dyncontent, iframe, script').forEach(function (e) { e.remove(); });
@@ -164,10 +190,13 @@ new Promise(function (done) {
       split: split,
       tables: tables,
       nohint: nohint,
+      wideBlocks: wideBlocks,
       broken: broken,
       small: small, smallWhat: smallWhat,
       contrast: lowest,
       figures: figures,
+      figurePage: figurePage,
+      window: window.innerWidth,
       navTop: document.querySelectorAll('.textblock > div.course-nav.course-nav-top').length,
       navBottom: document.querySelectorAll('div.course-nav:not(.course-nav-top)').length,
       pageDoc: document.querySelectorAll('.PageDoc').length,
@@ -426,10 +455,18 @@ def visit(browser, top, path, width, mobile):
         if not seen["navTop"] or not seen["navBottom"]:
             found.append("previous/next only %s (postprocess.py, nav_on_top())" %
                          ("at the bottom" if seen["navBottom"] else "at the top"))
+    found += ["code broken after a hyphen (it reads as two words, or a flag loses its dash; "
+              "docs/site/postprocess.py, keep_code_words(), and course.css keep such words "
+              "whole): %s" % c for c in sorted(set(seen["split"]))]
+    found += ["a code block or a formula wider than its box, without the line above it that says "
+              "it scrolls (docs/site/course.js): %s" % head for head in seen["wideBlocks"]]
+    page = seen.get("figurePage")
+    if page and (not page["viewport"] or page["width"] < seen["window"] - 2):
+        found.append("a figure's page that does not show %s as wide as the %d px window (%d px%s; "
+                     "docs/site/postprocess.py, FIGURE_PAGE)" %
+                     (page["src"], seen["window"], page["width"],
+                      "" if page["viewport"] else ", no viewport"))
     if not mobile:
-        found += ["code in a table broken after a hyphen (it reads as two words; "
-                  "docs/site/course.css keeps such words whole): %s" % c
-                  for c in sorted(set(seen["split"]))]
         found += ["a table %d px wider than the text at %d px: its right columns are out "
                   "of sight (shorten or split a wide cell, e.g. a formula at its '='): %s"
                   % (t["over"], width, t["head"]) for t in seen["tables"]]
@@ -479,7 +516,7 @@ def check_search(browser, top):
     import site_pages  # noqa: E402
     lessons = {"../%s.html" % p.label for p in site_pages.Site().lessons()}
     problems, firsts = [], []
-    for query in QUERIES:
+    for query, teacher in QUERIES:
         if not browser.open("file://" + os.path.join(top, "index.html")):
             return ["index.html: did not finish loading in 30 s"], firsts
         try:
@@ -509,7 +546,12 @@ def check_search(browser, top):
                             (query, len(rows), os.path.relpath(frame_url.split("?")[0], "file://" + top)))
             continue
         first = rows[0]["href"].split("#")[0]
-        if first not in lessons:
+        want = "../%s.html" % teacher
+        if want in lessons and first != want:
+            problems.append("search %r: the first result is %s, not %s, the lesson that teaches "
+                            "it (docs/site/course_search.js ranks the results)" %
+                            (query, first[3:], want[3:]))
+        elif first not in lessons:
             problems.append("search %r: the first result is %s, not a chapter or the primer" %
                             (query, first))
         firsts.append("%s: %s" % (query, first[3:].replace(".html", "")))

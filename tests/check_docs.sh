@@ -21,10 +21,11 @@
 #    in the right chapter; previous/next at the top and the bottom of every page; each chapter
 #    file's page links its notes; every mention of a file the site has is a link.
 # 4. tests/check_browser.py: every page in headless Chromium at 1024 px and at 390 px (a phone):
-#    no resource that fails to load, no JavaScript error, no page wider than the screen, tables
-#    that scroll with a hint, code of 13 px and comments at 4.5:1, figures that open, the phone's
-#    menu, five searches of the notes; skipped, with the reason, where there is no Chromium, or
-#    with CHECK_BROWSER=0.
+#    no resource that fails to load, no JavaScript error, no page wider than the screen, tables,
+#    code blocks and formulas that scroll with a hint, no code broken at a hyphen, code of 13 px
+#    and comments at 4.5:1, figures that open on a page of their own, the phone's menu, five
+#    searches of the notes (each finds the chapter that teaches it first); skipped, with the
+#    reason, where there is no Chromium, or with CHECK_BROWSER=0.
 set -u
 dir=${1:?"usage: tests/check_docs.sh HTML_DIR"}
 [ -d "$dir" ] || { echo "check_docs: no folder $dir; run make docs" >&2; exit 2; }

@@ -11,7 +11,8 @@ Fails (exit 1, each problem on a line) when:
   - after the whole site is copied to another folder, any of the above fails there (the site must
     work from a zip, a web host, anywhere);
   - a chapter's page (its notes, its experiments' log, its source and file pages, a section
-    "Chapter NN" of the answers) links to a member of another chapter's source without the
+    "Chapter NN" of the answers) links to a member of another chapter's source (its
+    documentation, or the line of its definition in the listing) without the
     sentence naming that chapter (a carried helper that links to its first chapter must say so);
     and code of one chapter links to another chapter's code at all (a struct and its members
     count as code of the chapter whose file defines them);
@@ -131,6 +132,9 @@ def check_chapters(top, tagfile):
     contexts = postprocess.page_contexts(site)
     contexts.update(postprocess.struct_chapters(top, members))
     problems, crossing = [], 0
+    # a name in the notes links the line of its definition (postprocess.py, link_to_code()):
+    # that line is the member, for this check
+    at_line = {line: member for member, line in postprocess.definition_lines(top, members).items()}
     for path in sorted(glob.glob(os.path.join(top, "*.html"))):
         name = os.path.basename(path)
         context = contexts.get(name) or members.chapter_of(name)
@@ -142,6 +146,7 @@ def check_chapters(top, tagfile):
         for m in re.finditer(r'<a (?:class="([^"]*)" )?href="([^"#/]+\.html)(?:#([^"]*))?"', text):
             kind, target, anchor = m.groups()
             anchor = anchor or ""  # a struct's page: the struct itself
+            target, anchor = at_line.get((target, anchor), (target, anchor))
             there = members.chapter_of(target)
             if (target, anchor) not in members.at:
                 continue

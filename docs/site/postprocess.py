@@ -12,7 +12,9 @@ and its full-text search.
 2. Links. Chapters define functions of the same name (a carried helper is copied into every
    chapter that uses it; each chapter has its own main(), load_tile(), lookback_scan_kernel()),
    and Doxygen links a name to one of them, whichever it met first. Here, every link to a member
-   of a chapter's source goes to the right chapter's definition:
+   of a chapter's source goes to the right chapter's definition (and, on a page made from
+   Markdown, to the line of that definition in the source listing, not to its documentation:
+   link_to_code()):
      - the chapter the sentence names, when it names it just before the name ("chapter 07's
        `look_back()`", "chapter 08's `load_tile_async()` and `prefetch_tile_l2()`") and that
        chapter defines it;
@@ -31,8 +33,8 @@ and its full-text search.
    input filter marks the formulas that had none). Files: the repository files that pages link
    (LICENSE; the input filter points the link at files/) are copied into the site.
 
-5. Layout: a word of code in a table cell does not break at its hyphens (a long one may after
-   a dot); source listings are marked for their own code font (docs/site/course.css).
+5. Layout: a word of code does not break at its hyphens (a long one may after a dot); source
+   listings are marked for their own code font (docs/site/course.css).
 
 6. References (docs/site/site_links.py): on every page made from Markdown, a mention of a file of
    the repository links the file (a page, a source file's page, or the file itself, published
@@ -41,10 +43,12 @@ and its full-text search.
    to a page whose words name one of its sections goes to the section ("primer: the memory
    model"). A CSV downloads.
 
-7. Reading: the previous/next bar also at the top of each page; every figure a link to its file
-   (it opens full size on a tap); the contents titled "Contents"; doxygen-awesome's scripts (copy
-   buttons, heading links, interactive contents) and docs/site/course.js loaded by every page;
-   Doxygen's empty list of all pages filled in.
+7. Reading: the previous/next bar also at the top of each page; every figure a link to a page of
+   its own that shows it full size (on a tap, on a phone too); the contents titled "Contents";
+   doxygen-awesome's scripts (the light/dark toggle, copy buttons, heading links, interactive
+   contents) and docs/site/course.js loaded by every page; Doxygen's empty list of all pages
+   filled in; the side tree's scripts of files whose names start with a digit renamed
+   (fix_digit_scripts()).
 
 8. Search (docs/site/site_search.py): the text of every page for the search box, which then finds
    the notes' words too, not only names.
@@ -316,24 +320,25 @@ def copy_linked_files(html):
     return len(copied)
 
 
-CELL = re.compile(r"<(td|th)\b[^>]*>.*?</\1>", re.S)
 CODE = re.compile(r"<code>(.*?)</code>", re.S)
-LONG_CODE_WORD = 20  # characters: a longer word of code may break after a "." "::" or "/"
+LONG_CODE_WORD = 20  # characters: a longer word of code may break after a "." "::" "/" or ","
 
 
 def code_word(word):
-    """A word of code in a table cell as HTML that breaks where course.css and the browser allow:
-    never at a hyphen (each part with one is a nowrap span), and, in a long word
-    (mbarrier.try_wait.parity.acquire.cta), after a "." "::" or "/" (<wbr>)."""
-    parts = re.split(r"(?<=\.|:|/)(?=[^.:/])", word) if len(word) >= LONG_CODE_WORD else [word]
+    """A word of code as HTML that breaks where course.css and the browser allow: never at a
+    hyphen (each part with one is a nowrap span: "compute-sanitizer", "-arch=sm_90"), and, in a
+    long word (mbarrier.try_wait.parity.acquire.cta, -Wall,-Wextra), after a "." "::" "/" or ","
+    (<wbr>). The text is unchanged: a copy gives the hyphen-minus that was written."""
+    parts = re.split(r"(?<=[.:/,])(?=[^.:/,])", word) if len(word) >= LONG_CODE_WORD else [word]
     parts = ['<span class="course-word">%s</span>' % p if "-" in p else p for p in parts]
     return "<wbr>".join(parts)
 
 
 def keep_code_words(html):
-    """In a table cell, a word of code never breaks at its hyphens ("kogge-" / "stone",
-    "--recurrence-" / "f32"), and a long one may break after a "." (see code_word()); a code
-    span with spaces still wraps between its words."""
+    """Inline code never breaks at its hyphens ("compute-" / "sanitizer", "--recurrence-" /
+    "f32", "-" / "arch=sm_90"), and a long word may break after a "." (see code_word()); a code
+    span with spaces still wraps between its words ("compute-sanitizer --tool racecheck" at its
+    two spaces)."""
     kept = 0
 
     def in_code(m):
@@ -345,12 +350,31 @@ def keep_code_words(html):
             kept += n
         return "<code>" + "".join(parts) + "</code>"
 
-    def in_cells(text):
-        if "<code>" not in text or "<td" not in text:
-            return text
-        return CELL.sub(lambda c: CODE.sub(in_code, c.group(0)), text)
-    rewrite_pages(html, (".html",), in_cells)
+    rewrite_pages(html, (".html",), lambda text: CODE.sub(in_code, text) if "<code>" in text else text)
     return kept
+
+
+CELL = re.compile(r"<(td|th)\b[^>]*>.*?</\1>", re.S)
+PATH_LINK = re.compile(r"(<a\b[^>]*>)([^<]*/[^<]*)(</a>)")
+
+
+def break_paths_in_cells(html):
+    """In a table cell, a path that is a link's text ("docs/experiments/06_chained_h200.sh") may
+    break after its slashes (<wbr>): unbroken, it widened the start page's table of chapters past
+    the text at 1024 px. Returns the number of paths."""
+    count = 0
+
+    def in_link(m):
+        nonlocal count
+        count += 1
+        return m.group(1) + m.group(2).replace("/", "/<wbr>") + m.group(3)
+
+    def in_cells(text):
+        if "<td" not in text:
+            return text
+        return CELL.sub(lambda c: PATH_LINK.sub(in_link, c.group(0)), text)
+    rewrite_pages(html, (".html",), in_cells)
+    return count
 
 
 def mark_listings(html):
@@ -390,6 +414,33 @@ def fix_tree_anchors(html):
     return fixed
 
 
+def fix_digit_scripts(html):
+    """The side tree's script of a file whose name starts with a digit (docs/experiments/
+    11_ceiling.cu: 11__ceiling_8cu.js) declares "var 11__ceiling_8cu", which is not JavaScript
+    (Doxygen 1.9.4 names the variable after the page), so the tree fails on that file's pages.
+    Such a script, its variable and the tree's references to it get an "n" in front. Returns the
+    number of scripts renamed."""
+    renamed = {}
+    for name in sorted(os.listdir(html)):
+        m = re.match(r"(\d\w*)\.js$", name)
+        if not m:
+            continue
+        path = os.path.join(html, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        var = m.group(1)
+        if not text.startswith("var %s =" % var):
+            continue
+        with open(os.path.join(html, "n" + name), "w", encoding="utf-8") as f:
+            f.write("var n%s =" % var + text[len("var %s =" % var):])
+        os.remove(path)
+        renamed[var] = "n" + var
+    if renamed:
+        rx = re.compile(r'"(%s)" \]' % "|".join(re.escape(v) for v in renamed))
+        rewrite_pages(html, (".js",), lambda text: rx.sub(lambda m: '"%s" ]' % renamed[m.group(1)], text))
+    return len(renamed)
+
+
 def link_listings(html, members, site):
     """A chapter file's source listing links its chapter's notes, beside Doxygen's link to the
     file's page."""
@@ -414,16 +465,17 @@ def link_listings(html, members, site):
     return linked
 
 
-AWESOME_SCRIPTS = ("doxygen-awesome-fragment-copy-button.js", "doxygen-awesome-paragraph-link.js",
-                   "doxygen-awesome-interactive-toc.js")
+AWESOME_SCRIPTS = ("doxygen-awesome-darkmode-toggle.js", "doxygen-awesome-fragment-copy-button.js",
+                   "doxygen-awesome-paragraph-link.js", "doxygen-awesome-interactive-toc.js")
 
 
 def add_scripts(html):
-    """Every page loads doxygen-awesome's scripts (copy buttons on code, links on headings, the
-    interactive contents) and the course's (course.js), last in its head: they are
+    """Every page loads doxygen-awesome's scripts (the light/dark toggle beside the search box,
+    copy buttons on code, links on headings, the interactive contents) and the course's (course.js), last in its head: they are
     HTML_EXTRA_FILES, which Doxygen copies but does not load."""
     tags = "".join('<script type="text/javascript" src="%s"></script>\n' % s for s in AWESOME_SCRIPTS)
-    tags += ('<script type="text/javascript">DoxygenAwesomeFragmentCopyButton.init(); '
+    tags += ('<script type="text/javascript">DoxygenAwesomeDarkModeToggle.init(); '
+             'DoxygenAwesomeFragmentCopyButton.init(); '
              'DoxygenAwesomeParagraphLink.init(); DoxygenAwesomeInteractiveToc.init();</script>\n'
              '<script type="text/javascript" src="course.js"></script>\n')
     for name in AWESOME_SCRIPTS + ("course.js",):
@@ -449,23 +501,105 @@ def nav_on_top(html):
 
 
 FIGURE = re.compile(r'(<div class="image">\s*)(<object type="image/svg\+xml" data="([^"]+)"[^>]*>'
-                    r'</object>|<img src="([^"]+)"[^>]*/?>)')
+                    r'</object>|<img src="([^"]+)"[^>]*/?>)(\s*<div class="caption">(.*?)</div>)?', re.S)
+PAGE_TITLE = re.compile(r'<div class="title">(.*?)</div>', re.S)
+
+# The page a figure opens on (figure_NAME.html): the figure alone, as wide as the window (on a
+# laptop wider than in the text; on a phone the whole screen, pinch to zoom), a tap on it
+# enlarges it (it scrolls then), its caption below, a way back above.
+FIGURE_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>%(alt)s</title>
+<style>
+body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+       background: #fff; color: #1f2328; }
+nav { display: flex; flex-wrap: wrap; gap: 4px 16px; align-items: baseline; padding: 10px 12px;
+      font-size: 15px; border-bottom: 1px solid #d0d7de; }
+nav a { color: #2f63b8; }
+nav span { color: #4d5b69; font-size: 14px; }
+div.figure { overflow: auto; }
+div.figure img { display: block; width: 100%%; height: auto; cursor: zoom-in; }
+div.figure.big img { max-width: none; cursor: zoom-out; }
+p { margin: 8px 12px 16px; max-width: 60em; font-size: 15px; }
+</style>
+</head>
+<body>
+<nav><a class="back" href="%(page)s">&larr; %(title)s</a>
+<span id="how">Tap the figure to enlarge it; pinch to zoom.</span></nav>
+<div class="figure" id="figure"><img src="%(src)s" alt="%(alt)s"></div>
+<p>%(caption)s</p>
+<script>
+(function () {
+  var box = document.getElementById("figure"), how = document.getElementById("how");
+  var img = box.querySelector("img");
+  // enlarged: twice the window's width (its text readable on a phone), at most twice the
+  // figure's own size, at least its own size; it scrolls then
+  box.addEventListener("click", function () {
+    var big = !box.classList.contains("big"), own = img.naturalWidth || box.clientWidth;
+    box.classList.toggle("big", big);
+    img.style.width = big ? Math.max(own, Math.min(2 * box.clientWidth, 2 * own)) + "px" : "";
+    how.textContent = big ? "Enlarged: scroll around it; tap it to fit the window."
+                          : "Tap the figure to enlarge it; pinch to zoom.";
+  });
+  // back to the place in the page the figure was opened from, where there is one
+  document.querySelector("a.back").addEventListener("click", function (e) {
+    if (document.referrer && history.length > 1) { e.preventDefault(); history.back(); }
+  });
+})();
+</script>
+</body>
+</html>
+"""
+
+
+def figure_page_name(src):
+    return "figure_%s.html" % re.sub(r"[^\w-]", "_", os.path.splitext(os.path.basename(src))[0])
 
 
 def link_figures(html):
     """A figure (an SVG Doxygen shows as an <object>, or an image) opens full size on a click or a
-    tap: it is wrapped in a link to its file (the object ignores the pointer, so the tap reaches
-    the link)."""
-    count = 0
+    tap: it is wrapped in a link (the object ignores the pointer, so the tap reaches the link) to
+    a page of its own, figure_NAME.html (FIGURE_PAGE: a bare SVG has no viewport, so a phone
+    would lay it out 980 px wide and show it as small as in the text). Returns (figures linked,
+    figure pages written)."""
+    count, pages = 0, {}
+    for name in sorted(os.listdir(html)):
+        if not name.endswith(".html") or name.startswith("figure_"):
+            continue
+        path = os.path.join(html, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if '<div class="image">' not in text:
+            continue
+        title = PAGE_TITLE.search(text)
+        title = re.sub(r"\s+", " ", TAG.sub("", title.group(1))).strip() if title else name
 
-    def wrap(m):
-        nonlocal count
-        count += 1
-        target = m.group(3) or m.group(4)
-        return ('%s<a class="course-figure" href="%s" title="Open the figure full size">%s</a>' %
-                (m.group(1), target, m.group(2)))
-    rewrite_pages(html, (".html",), lambda text: FIGURE.sub(wrap, text))
-    return count
+        def wrap(m):
+            nonlocal count
+            count += 1
+            src = m.group(3) or m.group(4)
+            caption = (m.group(6) or "").strip()
+            target = figure_page_name(src)
+            if target not in pages:
+                alt = html_text.escape(re.sub(r"\s+", " ", html_text.unescape(TAG.sub("", caption))).strip()
+                                       or os.path.basename(src))
+                pages[target] = FIGURE_PAGE % {"src": html_text.escape(src), "alt": alt,
+                                               "caption": caption or alt, "page": name,
+                                               "title": html_text.escape(title)}
+            return ('%s<a class="course-figure" href="%s" data-figure="%s" title="Open the figure '
+                    'full size">%s</a>%s' % (m.group(1), target, html_text.escape(src), m.group(2),
+                                             m.group(5) or ""))
+        new = FIGURE.sub(wrap, text)
+        if new != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+    for target, page in pages.items():
+        with open(os.path.join(html, target), "w", encoding="utf-8") as f:
+            f.write(page)
+    return count, len(pages)
 
 
 def fill_pages_list(html, site):
@@ -497,6 +631,57 @@ def markdown_pages(html, site):
         if os.path.exists(os.path.join(html, name)):
             pages.append((name, os.path.dirname(page.rel) if page.rel else ""))
     return pages
+
+
+MEMBER_DOC = re.compile(r'<a id="(a[0-9a-f]+)"(?: name="a[0-9a-f]+")?></a>|<p class="definition">'
+                        r'Definition at line <a class="el" href="([^"#/]+_source\.html)#(l\d+)">')
+
+
+def definition_lines(html, members):
+    """(file page, member anchor) -> (source listing, line anchor) of the member's definition,
+    from the file pages ("Definition at line 37 of file ...")."""
+    lines = {}
+    for page in sorted(set(members.file_pages.values())):
+        path = os.path.join(html, page)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        anchor = None
+        for m in MEMBER_DOC.finditer(text):
+            if m.group(1):
+                anchor = m.group(1)
+            elif anchor:
+                lines[(page, anchor)] = (m.group(2), m.group(3))
+                anchor = None
+    return lines
+
+
+def link_to_code(html, site, lines):
+    """On every page made from Markdown, a name of the code that links its documentation on a
+    file page (Doxygen's link for `warp_inclusive_scan()`) links the line of its definition in
+    the source listing instead (course.js shows that line highlighted): the notes explain code,
+    and the code, with its comments, is what a reader wants next. The tooltip (the brief) stays.
+    Returns the number of links moved."""
+    moved = 0
+
+    def repl(m):
+        nonlocal moved
+        line = lines.get((m.group(2), m.group(3)))
+        if not line:
+            return m.group(0)
+        moved += 1
+        return '<a class="%s" href="%s#%s"' % (m.group(1), line[0], line[1])
+    rx = re.compile(r'<a class="(el|code[^"]*)" href="([^"#/]+\.html)#(a[0-9a-f]+)"')
+    for name, _ in markdown_pages(html, site):
+        path = os.path.join(html, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        new = rx.sub(repl, text)
+        if new != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+    return moved
 
 
 def link_references(html, site, members):
@@ -542,35 +727,39 @@ def main():
         changed += n
         pages += n > 0
     fixed = fix_tree_anchors(html)
+    fix_digit_scripts(html)
     listings = link_listings(html, members, site)
     joined = join_formulas(html)
     refs = link_references(html, site, members)
+    to_code = link_to_code(html, site, definition_lines(html, members))
     copied = copy_linked_files(html)
     csv_downloads(html)
     words = keep_code_words(html)
+    words += break_paths_in_cells(html)
     marked = mark_listings(html)
     tops = nav_on_top(html)
-    figures = link_figures(html)
     rewrite_pages(html, (".html",), lambda text: text.replace(
         '<div class="toc"><h3>Table of Contents</h3>', '<div class="toc"><h3>Contents</h3>'))
     fill_pages_list(html, site)
     scripted = add_scripts(html)
+    figures, figure_pages = link_figures(html)  # (its pages load no script of the site's)
     indexed, chars = site_search.build_index(html, site)
     frames = site_search.install(html, os.path.dirname(os.path.abspath(__file__)))
     rename, renamed = site_search.scope_titles(site)
     rewrite_pages(os.path.join(html, "search"), (".js",), rename)
     scopes = len(renamed)
-    print("docs: %d links moved to the chapter they belong to (or unlinked), on %d pages; %d tree "
+    print("docs: %d links moved to the chapter they belong to (or unlinked), on %d pages; %d "
+          "names of code in the notes linked to their definitions' lines; %d tree "
           "entries of enum values pointed at their enum; %d source listings link their notes; %d "
           "formulas joined to the character before them; %d mentions of files, %d cited works and "
-          "%d sections linked; %d repository files copied into files/; %d words of code in tables "
-          "kept whole or given breaks after dots; %d source listings in the listing font; %d "
-          "previous/next bars copied to the top; %d figures open full size; %d pages load the "
-          "scripts; full-text search over %d pages (%d characters) in %d results frames, %d "
-          "parents named by title" %
-          (changed, pages, fixed, listings, joined, refs["mentions"], refs["works"],
-           refs["sections"], copied, words, marked, tops, figures, scripted, indexed, chars, frames,
-           scopes))
+          "%d sections linked; %d repository files copied into files/; %d words of code kept "
+          "whole or given breaks after dots; %d source listings in the listing font; %d "
+          "previous/next bars copied to the top; %d figures open full size (%d figure pages); %d "
+          "pages load the scripts; full-text search over %d pages (%d characters) in %d results "
+          "frames, %d parents named by title" %
+          (changed, pages, to_code, fixed, listings, joined, refs["mentions"], refs["works"],
+           refs["sections"], copied, words, marked, tops, figures, figure_pages, scripted,
+           indexed, chars, frames, scopes))
     if refs["unlinked"]:
         print("docs: citations not linked (no address in docs/site/citations.py): %s" %
               ", ".join(sorted(refs["unlinked"])))

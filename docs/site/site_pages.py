@@ -240,7 +240,9 @@ class Site:
                 "- \\subpage %s" % self.groups[1].label]
         if self.others:
             out += ["", "Other pages:", ""] + ["- \\subpage %s" % p.label for p in self.others]
-        out += ["", "Every source file, with its comments: the *Source files* of the side tree."]
+        # (a phone has no side tree: the list of files is linked, Doxygen's files.html)
+        out += ["", 'Every source file, with its comments: the <a href="files.html">list of source '
+                'files</a> (on a laptop, also under *Source files* in the side tree).']
         return "\n".join(out)
 
     def page_of_file(self, rel):
@@ -317,6 +319,16 @@ class Site:
             if pages:
                 dirs += ["/** \\dir %s" % folder, " * %s: %s. */" % (
                     what, ", ".join("\\ref %s" % p.label for p in pages))]
+        # a folder below those with a page of its own (docs/experiments/runs_2026-12-03/README.md):
+        # its directory page links it (else it would be an empty page, only a graph)
+        below = {}
+        for p in self.results + self.experiments + self.others:
+            folder = os.path.dirname(p.rel)
+            if folder.startswith(("docs/results/", "docs/experiments/")):
+                below.setdefault(folder, []).append(p)
+        for folder in sorted(below):
+            dirs += ["/** \\dir %s" % folder, " * The pages of this folder: %s. */" %
+                     ", ".join("\\ref %s" % p.label for p in below[folder])]
         return [("site_notebook.md", "\n".join(exp) + "\n"),
                 ("site_instructors.md", "\n".join(ins) + "\n"),
                 ("site_dirs.dox", "\n".join(dirs) + "\n"),

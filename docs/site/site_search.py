@@ -3,7 +3,8 @@
 Doxygen's search box (SEARCHENGINE, offline) finds names: functions, files, page titles; not a
 word of the notes. This adds the text of every page of the reading order to it:
 
-  - search/course_text.js: each page's sections (anchor, heading, text): the lessons (the
+  - search/course_text.js: each page's sections (anchor, heading, text, whether it is the
+    chapter's question or idea): the lessons (the
     chapters and the primer) in reading order, then the other pages, the main page last;
   - search/course_search.js (docs/site/course_search.js): in the results frame that Doxygen's box
     opens, it finds the query in that text and puts one row per page before Doxygen's own rows:
@@ -36,26 +37,36 @@ HEADING = re.compile(r'<h([1-4])\b[^>]*>(?:<a class="anchor" id="([^"]+)"></a>)?
 DROP = re.compile(r'<div class="toc">.*?</div>|<div class="course-nav[^"]*">.*?</div>|'
                   r'<script\b.*?</script>|<doxygen-awesome[^>]*>.*?</doxygen-awesome[^>]*>', re.S)
 TAG = re.compile(r"<[^>]*>")
+# inline tags (a link, code, emphasis, postprocess.py's breaks and nowrap spans in code:
+# "mbarrier.<wbr>try_wait", "(<a ...>bank conflicts</a>)") read as nothing, not as a space
+IN_WORD = re.compile(r"</?(?:a|code|span|b|strong|em|i|tt|sub|sup|small|wbr)\b[^>]*>")
 
 
 def plain(fragment):
-    text = html_text.unescape(TAG.sub(" ", fragment))
+    text = html_text.unescape(TAG.sub(" ", IN_WORD.sub("", fragment)))
     return re.sub(r"\s+", " ", text).strip()
 
 
+# the sections of a chapter that state its own question and idea (and their subsections)
+CORE = re.compile(r"^(The question|The idea)$")
+
+
 def page_text(path):
-    """(title, [(anchor, heading, text)]) of a page: its contents, split at its headings."""
+    """(title, [(anchor, heading, text, core)]) of a page: its contents, split at its headings;
+    core is 1 in the sections "The question" and "The idea" and below them, else 0."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
     title = re.search(r'<div class="title">(.*?)</div>', text, re.S)
     title = plain(title.group(1)) if title else os.path.basename(path)
     body = text.split('<div class="contents">', 1)[-1].split("<!-- contents -->", 1)[0]
     body = DROP.sub(" ", body)
-    sections, pos, anchor, heading = [], 0, "", ""
+    sections, pos, anchor, heading, core = [], 0, "", "", 0
     for m in HEADING.finditer(body):
-        sections.append((anchor, heading, plain(body[pos:m.start()])))
+        sections.append((anchor, heading, plain(body[pos:m.start()]), core))
         anchor, heading, pos = m.group(2) or anchor, plain(m.group(3)), m.end()
-    sections.append((anchor, heading, plain(body[pos:])))
+        if m.group(1) == "1":  # (a page's "## " sections are <h1>, their "### " <h2>)
+            core = 1 if CORE.match(heading) else 0
+    sections.append((anchor, heading, plain(body[pos:]), core))
     return title, [s for s in sections if s[2]]
 
 
