@@ -77,6 +77,9 @@ PTX_SECTIONS = {
     "9.7.13.13": ("parallel-synchronization-and-communication-instructions-griddepcontrol",
                   "griddepcontrol"),
     "9.7.13.15": ("parallel-synchronization-and-communication-instructions-mbarrier", "mbarrier"),
+    # later manuals number the mbarrier section §9.7.14.16 or §9.7.15.16 (11_design.md names both)
+    "9.7.14.16": ("parallel-synchronization-and-communication-instructions-mbarrier", "mbarrier"),
+    "9.7.15.16": ("parallel-synchronization-and-communication-instructions-mbarrier", "mbarrier"),
     "9.7.13.15.2": ("parallel-synchronization-and-communication-instructions-mbarrier-contents",
                     "Contents of the mbarrier object"),
     "9.7.13.15.4": ("parallel-synchronization-and-communication-instructions-mbarrier-phase",
