@@ -410,6 +410,12 @@ if [ "$gpu_only" -eq 0 ]; then
   fi
 fi
 
+# cli_lean CHAPTER: whether make test runs the chapter's command-line suite lean (tests/test_cli.sh:
+# the checks of common/io.c's files and streams run in full on 01 and on the first GPU chapter,
+# and on every chapter in make test-all)
+cli_lean() {
+  [ "$all" -eq 0 ] && [ "$1" != "$(set -- $GPU_CHAPTERS; echo "$1")" ]
+}
 queue_heading "== GPU suites"
 if [ -n "$GPU_REASON" ]; then
   skip_suite "cuda helpers" "$GPU_REASON"
@@ -419,7 +425,7 @@ if [ -n "$GPU_REASON" ]; then
   fi
   for c in $GPU_CHAPTERS; do
     if [ "$quick" -eq 1 ]; then skip_suite "$c --self-test -n $QUICK_N" "$GPU_REASON"; continue; fi
-    queue_suite "command line ($c, usage)" tests/test_cli.sh "$c/run" "$(first_variant "$c")" usage-only
+    queue_suite "command line ($c, usage$(cli_lean "$c" && echo ", lean"))" tests/test_cli.sh "$c/run" "$(first_variant "$c")" usage-only $(cli_lean "$c" && echo lean)
     for check in $(chapter_checks "$c"); do skip_suite "$c $(echo "$check" | tr _ ' ')" "$GPU_REASON"; done
   done
 else
@@ -428,7 +434,7 @@ else
       queue_gpu_suite "$c --self-test -n $QUICK_N" "$c/run" --self-test -n "$QUICK_N"
       continue
     fi
-    queue_gpu_suite "command line ($c)" tests/test_cli.sh "$c/run" "$(first_variant "$c")"
+    queue_gpu_suite "command line ($c$(cli_lean "$c" && echo ", lean"))" tests/test_cli.sh "$c/run" "$(first_variant "$c")" $(cli_lean "$c" && echo lean)
     for check in $(chapter_checks "$c"); do
       queue_gpu_suite "$c $(echo "$check" | tr _ ' ')" "$c/run" $(echo "$check" | tr _ ' ')
     done
