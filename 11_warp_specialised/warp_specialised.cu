@@ -1189,11 +1189,33 @@ __device__ __forceinline__ void find_prefixes(const unsigned long long *descript
     for (unsigned k = 0;; ++k) {
         const unsigned r = k % SLOTS;
         wait_phase(&sh->aggregate_ready[r], (k / SLOTS) & 1u, "aggregate_ready", r);
-        const unsigned tile = sh->slot_tile[r];
+        /* Lane 0 alone reads the slot and hands it on by shuffle (registers, not memory). The
+           reducer rewrites the slot SLOTS tiles later, at the end of a chain that starts at lane
+           0's arrive on prefix_ready below (prefix_ready -> the group's slot_free -> the
+           reducer's wait): that release carries lane 0's reads, which precede it in program
+           order, and no other lane's. Were every lane to read, as the first version did, lanes
+           1-31's reads would be ordered before the rewrite by nothing (racecheck's 8 hazards on
+           the 3-block build, docs/experiments/11_warp_specialised.md). `__syncwarp()` before the
+           arrive would rest on bar.warp.sync, whose instruction text promises memory ordering
+           among the lanes but which the memory model does not list as synchronizing (PTX ISA
+           §8.9.4; 11_design.md §3.3); the shuffle needs neither. */
+        unsigned tile = 0;
+        uint32_t aggregate = 0;
+#ifdef GAP_SLOT_ALL_LANES /* the racy first version, for docs/experiments/11_gap_h200.sh only */
+        tile = sh->slot_tile[r];
+        aggregate = sh->slot_aggregate[r];
+#else
+        if (lane == 0) {
+            tile = sh->slot_tile[r];
+            aggregate = sh->slot_aggregate[r];
+        }
+        tile = __shfl_sync(FULL_MASK, tile, 0);
+        aggregate = __shfl_sync(FULL_MASK, aggregate, 0);
+#endif
         if (tile == NO_TILE)
             return;
         const uint32_t prefix = running + look_ahead(descriptors, last_own + 1, tile);
-        running = prefix + sh->slot_aggregate[r];
+        running = prefix + aggregate;
         last_own = tile;
         if (lane == 0) {
             sh->slot_prefix[r] = prefix;
