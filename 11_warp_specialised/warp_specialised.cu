@@ -24,7 +24,7 @@
  * The design, the prototype it comes from and what the prototype measured:
  * docs/experiments/11_design.md (§0 first), docs/experiments/11_scan_proto.md (its third build,
  * mode `landing`, is this kernel). This chapter is work in progress (issue 36): it is not yet in
- * the course's Makefile, and CROSSOVER_ITEMS is a placeholder until measured.
+ * the course's Makefile.
  *
  * Variants: `warp-specialised` (the pipeline at every n; `--stress` runs it), `crossover` (what a
  * caller would use: chapter 08's kernel below CROSSOVER_ITEMS, the pipeline from there on),
@@ -142,9 +142,10 @@
 #endif
 #ifndef CROSSOVER_ITEMS
 /** The `crossover` variant runs chapter 08's kernel below this n, the pipeline from it on.
-    A PLACEHOLDER, not yet measured (issue 36, item 4): 2^22 sits between the prototype's 2^16,
-    where the pipeline lost to chapter 08, and 2^24, where it won (11_scan_proto.md). */
-#define CROSSOVER_ITEMS ((size_t)1 << 22)
+    Measured on the H200 on 2026-12-03 (docs/experiments/runs_2026-12-03/11_chapter_h200_run1,
+    summary.txt): 2^26 is the smallest n from which the pipeline beat chapter 08's kernel in all
+    three rounds at every larger size (time ratios 0.98-1.00 at 2^26; 1.01-1.02 at 2^25). */
+#define CROSSOVER_ITEMS ((size_t)1 << 26)
 #endif
 
 /** Warps of a consumer group. A group is chapter 08's block: 128 threads, 32 elements each,
@@ -1536,8 +1537,8 @@ static size_t crossover_scratch_bytes(size_t n)
 }
 
 /**
- * \brief What a caller would use: chapter 08's kernel below CROSSOVER_ITEMS (a placeholder until
- *        measured), the pipeline from there on. Asynchronous on `stream`.
+ * \brief What a caller would use: chapter 08's kernel below CROSSOVER_ITEMS, the pipeline from
+ *        there on. Asynchronous on `stream`.
  *
  * The two kernels keep apart in one scratch. Its first crossover_lookback_bytes() are chapter
  * 08's, under chapter 08's contract (zeros before the first call, then only this launcher writes
@@ -1635,13 +1636,13 @@ static void describe_pipeline(size_t n, char *line, size_t len)
     const size_t tiles = tile_count(n);
     snprintf(line, len,
              "n = %zu: %zu tiles of %d; pipeline: %zu persistent blocks of %d warps, %d stages "
-             "of 16 KB, %d groups; memset + 1 launch; crossover at %zu (a placeholder) (CUB: %s)",
+             "of 16 KB, %d groups; memset + 1 launch; crossover at %zu (CUB: %s)",
              n, tiles, TILE_ITEMS, tiles < setup.grid ? tiles : (size_t)setup.grid,
              PIPELINE_THREADS / WARP_THREADS, RING_STAGES, CONSUMER_GROUPS,
              (size_t)CROSSOVER_ITEMS, cub_version());
 }
 
-/** The default sweep: chapter 08's sizes and 2^22, the placeholder crossover. */
+/** The default sweep: chapter 08's sizes and 2^22. */
 static const size_t DEFAULT_SIZES[] = {(size_t)1 << 10, (size_t)1 << 16, (size_t)1 << 20,
                                        (size_t)1 << 22, (size_t)1 << 24, (size_t)1 << 26,
                                        (size_t)1 << 28};
@@ -1650,8 +1651,8 @@ static const size_t DEFAULT_SIZES[] = {(size_t)1 << 10, (size_t)1 << 16, (size_t
 static const char *const NOTES[] = {
     "warp-specialised: one persistent block per SM; producer (cp.async.bulk into a ring), reducer "
     "(aggregate at landing), prefix warp (look-ahead), consumer groups (scan in registers)",
-    "crossover: chapter 08's kernel below the crossover n, the pipeline above (crossover not yet "
-    "measured: a placeholder)",
+    "crossover: chapter 08's kernel below the crossover n (2^26, measured on an H200), the "
+    "pipeline from there on",
     "decoupled-lookback: chapter 08's kernel, carried unchanged",
     "cub: cub::DeviceScan::InclusiveSum/ExclusiveSum from the CUDA toolkit, on the same buffers",
     NULL};
