@@ -140,6 +140,12 @@
     sanitizers are fast: a correctness knob, never a speed one. */
 #define MAX_PIPELINE_BLOCKS 0
 #endif
+/* Experiment switches, all off in the chapter: docs/experiments/11_gap_h200.sh builds the chapter
+   with each on, to find where it loses to its prototype (11_scan_proto.cu, mode landing).
+   GAP_NO_PROXY_FENCE (no fence.proxy.async), GAP_QUIET_WATCHDOG (the watchdogs trap without
+   printf), GAP_LOOKAHEAD_PER_LANE (the prototype's look-ahead re-read loop), GAP_SLOT_ALL_LANES
+   (every lane of the prefix warp reads its slot: the racy first version), GAP_COUNTER_APART
+   (the descriptors 128 bytes past the draw counter, as the prototype's separate allocations). */
 #ifndef CROSSOVER_ITEMS
 /** The `crossover` variant runs chapter 08's kernel below this n, the pipeline from it on.
     Measured on the H200 on 2026-12-03 (docs/experiments/runs_2026-12-03/11_chapter_h200_run1,
@@ -287,7 +293,11 @@ __device__ void watchdog(unsigned *spins, unsigned long long *since, unsigned lo
     if (*since == 0) {
         *since = now;
     } else if (now - *since > WATCHDOG_NS) {
+#ifdef GAP_QUIET_WATCHDOG
+        if (0)
+#else
         if (threadIdx.x % WARP_THREADS == 0) /* one line per waiting warp, not 32 */
+#endif
             printf("watchdog: tile %llu waited %.1f s for tile %lld or one before it, which "
                    "never published its descriptor: stopping the kernel\n",
                    tile, (double)(now - *since) * 1e-9, waiting);
@@ -712,7 +722,9 @@ __device__ __forceinline__ void fence_mbarrier_init(void)
     with its later ones through the async proxy (the copy engine's). */
 __device__ __forceinline__ void fence_proxy_async_shared(void)
 {
+#ifndef GAP_NO_PROXY_FENCE
     asm volatile("fence.proxy.async.shared::cta;" : : : "memory");
+#endif
 }
 
 /** `mbarrier.arrive.expect_tx.release.cta` (PTX ISA §9.7.13.15, "mbarrier.expect_tx",
@@ -797,7 +809,11 @@ __device__ void wait_phase(uint64_t *bar, unsigned parity, const char *barrier, 
             since = now;
         } else if (now - since > WATCHDOG_NS) {
             const unsigned warp = threadIdx.x / WARP_THREADS;
+#ifdef GAP_QUIET_WATCHDOG
+            if (0)
+#else
             if (threadIdx.x % WARP_THREADS == 0) /* one line per waiting warp, not 32 */
+#endif
                 printf("watchdog: block %u, warp %u (%s) waited %.1f s for %s[%u] to complete its "
                        "phase of parity %u: stopping the kernel\n",
                        blockIdx.x, warp,
@@ -847,6 +863,12 @@ __device__ __forceinline__ uint32_t look_ahead(const unsigned long long *descrip
             const long long i = base + j * WARP_THREADS + lane;
             unsigned spins = 0;
             unsigned long long since = 0;
+#ifdef GAP_LOOKAHEAD_PER_LANE /* the prototype's loop: each lane re-reads its own word */
+            while ((unsigned)(word[j] >> 32) == TILE_INVALID) {
+                watchdog(&spins, &since, tile, i);
+                word[j] = load_descriptor(&descriptors[i]);
+            }
+#endif
             for (;;) {
                 const unsigned invalid =
                     __ballot_sync(FULL_MASK, (unsigned)(word[j] >> 32) == TILE_INVALID);
@@ -1400,11 +1422,19 @@ static double lookback_traffic(int variant, size_t n)
 /* New: the launchers of the pipeline and of the crossover                                   */
 /* ------------------------------------------------------------------------------------------ */
 
+#ifdef GAP_COUNTER_APART
+/** Words before the descriptors: the counter alone in its 128-byte line. */
+#define COUNTER_WORDS 16
+#else
+/** Words before the descriptors: the draw counter. */
+#define COUNTER_WORDS 1
+#endif
+
 /** Scratch the pipeline needs for n elements: the draw counter (one 8-byte word) and one
     descriptor per tile, all cleared by the launcher in every call. */
 static size_t pipeline_scratch_bytes(size_t n)
 {
-    return n ? (1 + tile_count(n)) * sizeof(unsigned long long) : 0;
+    return n ? (COUNTER_WORDS + tile_count(n)) * sizeof(unsigned long long) : 0;
 }
 
 /** Scratch of the `warp-specialised` variant: the pipeline's, or, where chapter 08's kernel runs
@@ -1514,7 +1544,7 @@ static void warp_specialised_scan_async(const int32_t *d_in, int32_t *d_out, siz
     }
     CUDA_CHECK(cudaMemsetAsync(d_temp, 0, pipeline_scratch_bytes(n), stream));
     unsigned *d_counter = (unsigned *)d_temp;
-    unsigned long long *d_descriptors = (unsigned long long *)d_temp + 1;
+    unsigned long long *d_descriptors = (unsigned long long *)d_temp + COUNTER_WORDS;
     const unsigned grid = tiles < setup.grid ? (unsigned)tiles : setup.grid;
     warp_specialised_kernel<<<grid, PIPELINE_THREADS, RING_BYTES, stream>>>(
         d_in, d_out, n, exclusive, d_counter, d_descriptors);
