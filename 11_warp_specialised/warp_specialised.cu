@@ -24,7 +24,7 @@
  * The design, the prototype it comes from and what the prototype measured:
  * docs/experiments/11_design.md (§0 first), docs/experiments/11_scan_proto.md (its third build,
  * mode `landing`, is this kernel). This chapter is work in progress (issue 36): it is not yet in
- * the course's Makefile, and CROSSOVER_ITEMS is a placeholder until measured.
+ * the course's Makefile.
  *
  * Variants: `warp-specialised` (the pipeline at every n; `--stress` runs it), `crossover` (what a
  * caller would use: chapter 08's kernel below CROSSOVER_ITEMS, the pipeline from there on),
@@ -140,11 +140,18 @@
     sanitizers are fast: a correctness knob, never a speed one. */
 #define MAX_PIPELINE_BLOCKS 0
 #endif
+/* Experiment switches, all off in the chapter: docs/experiments/11_gap_h200.sh builds the chapter
+   with each on, to find where it loses to its prototype (11_scan_proto.cu, mode landing).
+   GAP_NO_PROXY_FENCE (no fence.proxy.async), GAP_QUIET_WATCHDOG (the watchdogs trap without
+   printf), GAP_LOOKAHEAD_PER_LANE (the prototype's look-ahead re-read loop), GAP_SLOT_ALL_LANES
+   (every lane of the prefix warp reads its slot: the racy first version), GAP_COUNTER_APART
+   (the descriptors 128 bytes past the draw counter, as the prototype's separate allocations). */
 #ifndef CROSSOVER_ITEMS
 /** The `crossover` variant runs chapter 08's kernel below this n, the pipeline from it on.
-    A PLACEHOLDER, not yet measured (issue 36, item 4): 2^22 sits between the prototype's 2^16,
-    where the pipeline lost to chapter 08, and 2^24, where it won (11_scan_proto.md). */
-#define CROSSOVER_ITEMS ((size_t)1 << 22)
+    Measured on the H200 on 2026-12-03 (docs/experiments/runs_2026-12-03/11_chapter_h200_run1,
+    summary.txt): 2^26 is the smallest n from which the pipeline beat chapter 08's kernel in all
+    three rounds at every larger size (time ratios 0.98-1.00 at 2^26; 1.01-1.02 at 2^25). */
+#define CROSSOVER_ITEMS ((size_t)1 << 26)
 #endif
 
 /** Warps of a consumer group. A group is chapter 08's block: 128 threads, 32 elements each,
@@ -286,7 +293,11 @@ __device__ void watchdog(unsigned *spins, unsigned long long *since, unsigned lo
     if (*since == 0) {
         *since = now;
     } else if (now - *since > WATCHDOG_NS) {
+#ifdef GAP_QUIET_WATCHDOG
+        if (0)
+#else
         if (threadIdx.x % WARP_THREADS == 0) /* one line per waiting warp, not 32 */
+#endif
             printf("watchdog: tile %llu waited %.1f s for tile %lld or one before it, which "
                    "never published its descriptor: stopping the kernel\n",
                    tile, (double)(now - *since) * 1e-9, waiting);
@@ -711,7 +722,9 @@ __device__ __forceinline__ void fence_mbarrier_init(void)
     with its later ones through the async proxy (the copy engine's). */
 __device__ __forceinline__ void fence_proxy_async_shared(void)
 {
+#ifndef GAP_NO_PROXY_FENCE
     asm volatile("fence.proxy.async.shared::cta;" : : : "memory");
+#endif
 }
 
 /** `mbarrier.arrive.expect_tx.release.cta` (PTX ISA §9.7.13.15, "mbarrier.expect_tx",
@@ -796,7 +809,11 @@ __device__ void wait_phase(uint64_t *bar, unsigned parity, const char *barrier, 
             since = now;
         } else if (now - since > WATCHDOG_NS) {
             const unsigned warp = threadIdx.x / WARP_THREADS;
+#ifdef GAP_QUIET_WATCHDOG
+            if (0)
+#else
             if (threadIdx.x % WARP_THREADS == 0) /* one line per waiting warp, not 32 */
+#endif
                 printf("watchdog: block %u, warp %u (%s) waited %.1f s for %s[%u] to complete its "
                        "phase of parity %u: stopping the kernel\n",
                        blockIdx.x, warp,
@@ -846,6 +863,12 @@ __device__ __forceinline__ uint32_t look_ahead(const unsigned long long *descrip
             const long long i = base + j * WARP_THREADS + lane;
             unsigned spins = 0;
             unsigned long long since = 0;
+#ifdef GAP_LOOKAHEAD_PER_LANE /* the prototype's loop: each lane re-reads its own word */
+            while ((unsigned)(word[j] >> 32) == TILE_INVALID) {
+                watchdog(&spins, &since, tile, i);
+                word[j] = load_descriptor(&descriptors[i]);
+            }
+#endif
             for (;;) {
                 const unsigned invalid =
                     __ballot_sync(FULL_MASK, (unsigned)(word[j] >> 32) == TILE_INVALID);
@@ -1189,11 +1212,33 @@ __device__ __forceinline__ void find_prefixes(const unsigned long long *descript
     for (unsigned k = 0;; ++k) {
         const unsigned r = k % SLOTS;
         wait_phase(&sh->aggregate_ready[r], (k / SLOTS) & 1u, "aggregate_ready", r);
-        const unsigned tile = sh->slot_tile[r];
+        /* Lane 0 alone reads the slot and hands it on by shuffle (registers, not memory). The
+           reducer rewrites the slot SLOTS tiles later, at the end of a chain that starts at lane
+           0's arrive on prefix_ready below (prefix_ready -> the group's slot_free -> the
+           reducer's wait): that release carries lane 0's reads, which precede it in program
+           order, and no other lane's. Were every lane to read, as the first version did, lanes
+           1-31's reads would be ordered before the rewrite by nothing (racecheck's 8 hazards on
+           the 3-block build, docs/experiments/11_warp_specialised.md). `__syncwarp()` before the
+           arrive would rest on bar.warp.sync, whose instruction text promises memory ordering
+           among the lanes but which the memory model does not list as synchronizing (PTX ISA
+           §8.9.4; 11_design.md §3.3); the shuffle needs neither. */
+        unsigned tile = 0;
+        uint32_t aggregate = 0;
+#ifdef GAP_SLOT_ALL_LANES /* the racy first version, for docs/experiments/11_gap_h200.sh only */
+        tile = sh->slot_tile[r];
+        aggregate = sh->slot_aggregate[r];
+#else
+        if (lane == 0) {
+            tile = sh->slot_tile[r];
+            aggregate = sh->slot_aggregate[r];
+        }
+        tile = __shfl_sync(FULL_MASK, tile, 0);
+        aggregate = __shfl_sync(FULL_MASK, aggregate, 0);
+#endif
         if (tile == NO_TILE)
             return;
         const uint32_t prefix = running + look_ahead(descriptors, last_own + 1, tile);
-        running = prefix + sh->slot_aggregate[r];
+        running = prefix + aggregate;
         last_own = tile;
         if (lane == 0) {
             sh->slot_prefix[r] = prefix;
@@ -1377,11 +1422,19 @@ static double lookback_traffic(int variant, size_t n)
 /* New: the launchers of the pipeline and of the crossover                                   */
 /* ------------------------------------------------------------------------------------------ */
 
+#ifdef GAP_COUNTER_APART
+/** Words before the descriptors: the counter alone in its 128-byte line. */
+#define COUNTER_WORDS 16
+#else
+/** Words before the descriptors: the draw counter. */
+#define COUNTER_WORDS 1
+#endif
+
 /** Scratch the pipeline needs for n elements: the draw counter (one 8-byte word) and one
     descriptor per tile, all cleared by the launcher in every call. */
 static size_t pipeline_scratch_bytes(size_t n)
 {
-    return n ? (1 + tile_count(n)) * sizeof(unsigned long long) : 0;
+    return n ? (COUNTER_WORDS + tile_count(n)) * sizeof(unsigned long long) : 0;
 }
 
 /** Scratch of the `warp-specialised` variant: the pipeline's, or, where chapter 08's kernel runs
@@ -1491,7 +1544,7 @@ static void warp_specialised_scan_async(const int32_t *d_in, int32_t *d_out, siz
     }
     CUDA_CHECK(cudaMemsetAsync(d_temp, 0, pipeline_scratch_bytes(n), stream));
     unsigned *d_counter = (unsigned *)d_temp;
-    unsigned long long *d_descriptors = (unsigned long long *)d_temp + 1;
+    unsigned long long *d_descriptors = (unsigned long long *)d_temp + COUNTER_WORDS;
     const unsigned grid = tiles < setup.grid ? (unsigned)tiles : setup.grid;
     warp_specialised_kernel<<<grid, PIPELINE_THREADS, RING_BYTES, stream>>>(
         d_in, d_out, n, exclusive, d_counter, d_descriptors);
@@ -1514,8 +1567,8 @@ static size_t crossover_scratch_bytes(size_t n)
 }
 
 /**
- * \brief What a caller would use: chapter 08's kernel below CROSSOVER_ITEMS (a placeholder until
- *        measured), the pipeline from there on. Asynchronous on `stream`.
+ * \brief What a caller would use: chapter 08's kernel below CROSSOVER_ITEMS, the pipeline from
+ *        there on. Asynchronous on `stream`.
  *
  * The two kernels keep apart in one scratch. Its first crossover_lookback_bytes() are chapter
  * 08's, under chapter 08's contract (zeros before the first call, then only this launcher writes
@@ -1613,13 +1666,13 @@ static void describe_pipeline(size_t n, char *line, size_t len)
     const size_t tiles = tile_count(n);
     snprintf(line, len,
              "n = %zu: %zu tiles of %d; pipeline: %zu persistent blocks of %d warps, %d stages "
-             "of 16 KB, %d groups; memset + 1 launch; crossover at %zu (a placeholder) (CUB: %s)",
+             "of 16 KB, %d groups; memset + 1 launch; crossover at %zu (CUB: %s)",
              n, tiles, TILE_ITEMS, tiles < setup.grid ? tiles : (size_t)setup.grid,
              PIPELINE_THREADS / WARP_THREADS, RING_STAGES, CONSUMER_GROUPS,
              (size_t)CROSSOVER_ITEMS, cub_version());
 }
 
-/** The default sweep: chapter 08's sizes and 2^22, the placeholder crossover. */
+/** The default sweep: chapter 08's sizes and 2^22. */
 static const size_t DEFAULT_SIZES[] = {(size_t)1 << 10, (size_t)1 << 16, (size_t)1 << 20,
                                        (size_t)1 << 22, (size_t)1 << 24, (size_t)1 << 26,
                                        (size_t)1 << 28};
@@ -1628,8 +1681,8 @@ static const size_t DEFAULT_SIZES[] = {(size_t)1 << 10, (size_t)1 << 16, (size_t
 static const char *const NOTES[] = {
     "warp-specialised: one persistent block per SM; producer (cp.async.bulk into a ring), reducer "
     "(aggregate at landing), prefix warp (look-ahead), consumer groups (scan in registers)",
-    "crossover: chapter 08's kernel below the crossover n, the pipeline above (crossover not yet "
-    "measured: a placeholder)",
+    "crossover: chapter 08's kernel below the crossover n (2^26, measured on an H200), the "
+    "pipeline from there on",
     "decoupled-lookback: chapter 08's kernel, carried unchanged",
     "cub: cub::DeviceScan::InclusiveSum/ExclusiveSum from the CUDA toolkit, on the same buffers",
     NULL};

@@ -119,16 +119,34 @@ mutate gather_no_syncwarp_10 $ch10 's/        __syncwarp\(\); \/\* every lane ha
 # the count from the last tile's exclusive prefix instead of its inclusive one (new; not yet run)
 mutate count_exclusive_10 $ch10 's/Op::last_tile\(a, Op::combine\(tile_exclusive_prefix, aggregate\)\);/Op::last_tile(a, tile_exclusive_prefix);/' decoupled-lookback "--compact --self-test -n 5000" skip
 # chapter 11 (work in progress, issue 36: not in the course yet; docs/experiments/11_chapter_h200.sh
-# runs these): the pipeline's stages, barriers and fences. Not yet run (the predictions are in
-# 11_warp_specialised/README.md, "Common bugs").
+# runs these): the pipeline's stages, barriers and fences. First run on the H200 on 2026-12-03
+# (docs/experiments/11_warp_specialised.md): the four plants that break a phase count or a wait
+# were caught; stage_released_early_11 (then with the full grid and --stress 300) and
+# no_proxy_fence_11 were not.
 ch11=11_warp_specialised/warp_specialised.cu
-# a stage released before its readers finished: the group frees it before copying it out
-mutate stage_released_early_11 $ch11 's/(        uint4 q\[VECTORS_PER_THREAD\];\n        copy_stage_to_registers\([^\n]*\n)(        fence_proxy_async_shared\(\);[^\n]*\n        mbarrier_arrive\(&sh->empty\[s\]\);[^\n]*\n)/$2$1/' warp-specialised "--stress 300" skip
+# A stage released before its readers finished. For the early release to matter, the producer must
+# draw, copy and land the next tile into the stage before the early reader's loads are served, and
+# the reader must be the stage's last one. So both plants use the 3-block grid
+# (MAX_PIPELINE_BLOCKS 3: every ring wraps about 170 times at 2^24 in --stress), and the sanitizers,
+# which slow every instrumented shared-memory load but not the copy engine, also run on it
+# (rc 1: the self-test failed under the tool; rc 99: a hazard reported).
+# - the group frees the stage before copying it out: the first run's plant. Usually harmless:
+#   the reducer, one warp reading all 16 KB (32 loads per lane against a group's 8), is mostly
+#   the stage's last reader, and the next copy waits for it;
+mutate stage_released_early_11 $ch11 's/(        uint4 q\[VECTORS_PER_THREAD\];\n        copy_stage_to_registers\([^\n]*\n)(        fence_proxy_async_shared\(\);[^\n]*\n        mbarrier_arrive\(&sh->empty\[s\]\);[^\n]*\n)/$2$1/; s/#define MAX_PIPELINE_BLOCKS 0/#define MAX_PIPELINE_BLOCKS 3/' warp-specialised "--stress 300" "--stress 4 -n 300001"
+# - the reducer frees the stage before summing it: the usual last reader released early, so the
+#   window is its 32 loads per lane against the producer's draw and the copy's latency
+mutate reducer_released_early_11 $ch11 's/(            aggregate = reduce_stage\([^\n]*\n[^\n]*\n)(            fence_proxy_async_shared\(\);[^\n]*\n            mbarrier_arrive\(&sh->empty\[s\]\);[^\n]*\n)/$2$1/; s/#define MAX_PIPELINE_BLOCKS 0/#define MAX_PIPELINE_BLOCKS 3/' warp-specialised "--stress 300" "--stress 4 -n 300001"
 # a missing mbarrier wait: the group (or the reducer) reads its stage without waiting for `full`
 mutate group_no_full_wait_11 $ch11 's/        wait_phase\(&sh->full\[s\], \(k \/ RING_STAGES\) & 1u, "full", s\);\n(        const unsigned tile = sh->tile_of\[s\];\n        if \(tile == NO_TILE\))/$1/' warp-specialised "--self-test -n 16777217" skip
 mutate reducer_no_full_wait_11 $ch11 's/        wait_phase\(&sh->full\[s\], \(k \/ RING_STAGES\) & 1u, "full", s\);\n(        const unsigned tile = sh->tile_of\[s\];\n        uint32_t aggregate = 0;)/$1/' warp-specialised "--self-test -n 16777217" skip
 # a missing proxy fence: the consumers' generic reads of a stage, then the copy engine's write into
-# it, with no fence.proxy.async between them (expected: nothing catches it)
+# it, with no fence.proxy.async between them. NOTHING CATCHES IT, and no test here can: the fence
+# is there because the PTX ISA's memory model gives no order between a generic read and a later
+# async-proxy write without one (§8.9.5, proxy-preserved order; §9.7.9.25.2, "Async proxy";
+# docs/experiments/11_design.md §3.5, hand-off 7), not because a run showed a wrong answer
+# (self-test passed on the H200, 2026-12-03). A run can show a reordering when one happens, never
+# that none can. The plant stays for the fence's cost: 11_chapter_h200.sh times its binary.
 mutate no_proxy_fence_11 $ch11 's/ *fence_proxy_async_shared\(\); *\/\* these reads, before the next copy into the stage \*\/\n//g' warp-specialised "--self-test -n 16777217" skip
 # an arrival count the arrivers never reach, and NO_TILE handed to one group only (the prototype's
 # first hang): the stage watchdog's message, then exit 3

@@ -17,8 +17,11 @@
 #       last tile) and, with the 3-block build, at n = 300001 (about 25 tiles per block: every
 #       ring wraps); the whole battery under the tools waits for `make sanitize`;
 #  3. alone on the GPU, timings: every variant beside memcpy at 2^16 … 2^30, inclusive and
-#     exclusive (one run each); two more rounds of 2^16 … 2^26 (the crossover); and the proxy
+#     exclusive (one run each); two more rounds of 2^16 … 2^26 (the crossover); the proxy
 #     fence's cost (the chapter against its no_proxy_fence_11 plant at 2^28, three rounds each);
+#     and the prototype it comes from (docs/experiments/11_scan_proto.cu, mode landing, S = 8,
+#     G = 4, K = 1) at 2^28 and 2^30, inclusive and exclusive, so that the gap is measured in one
+#     run (docs/experiments/11_gap_h200.sh looks for its cause);
 #  4. the summary.
 # Steps that would run past the budget are skipped and say so. The prototype's sanitizer runs:
 # none (docs/experiments/11_scan_proto.md, "Not yet run"); whether racecheck and synccheck model
@@ -56,6 +59,10 @@ FLAGS="-std=c++20 -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common"
 nvcc $FLAGS -DMAX_PIPELINE_BLOCKS=3 $CH/warp_specialised.cu $OBJS -o "$GRID3" -lgomp \
   >"$OUT/build_grid3.log" 2>&1 &
 nvcc $FLAGS -Xptxas -v -c $CH/warp_specialised.cu -o "$OUT/ptxas.o" >"$OUT/ptxas.txt" 2>&1 &
+# the prototype the chapter comes from (as docs/experiments/11_steps.sh builds it), timed in step 3
+nvcc $FLAGS -I docs/experiments docs/experiments/11_scan_proto.cu build/common/cuda_util.o \
+  build/common/report.o build/common/cli.o build/common/cub_scan.o -o "$OUT/11_scan_proto" \
+  >"$OUT/proto_build.log" 2>&1 &
 wait
 say "built ./$RUN and $GRID3"
 
@@ -118,6 +125,15 @@ if [ "$(left)" -gt 40 ] && [ -x "$OUT/plants/no_proxy_fence_11" ]; then
   done
 else
   say "   fence cost SKIPPED: $(left) s left, or no plant binary"
+fi
+
+if [ "$(left)" -gt 30 ] && [ -x "$OUT/11_scan_proto" ]; then
+  say "   the prototype (landing, S=8 G=4 K=1) at 2^28 and 2^30, inclusive and exclusive"
+  for x in 0 1; do
+    timeout 60 "$OUT/11_scan_proto" --only 8,4,1,2,$x,1 2^28 2^30 >>"$OUT/proto.csv" 2>&1
+  done
+else
+  say "   prototype SKIPPED: $(left) s left, or no binary (see $OUT/proto_build.log)"
 fi
 
 # ---- 4. the summary -----------------------------------------------------------------------------
@@ -216,11 +232,19 @@ if ratios:
           next((n for i, n in enumerate(sorted(ratios, key=key))
                 if all(all(x < 1 for x in ratios[m]) for m in sorted(ratios, key=key)[i:])), "none"))
     print()
-w = [float(x[3]) for x in rows(os.path.join(out, "fence_with.csv")) if x[3] != "-"]
-wo = [float(x[3]) for x in rows(os.path.join(out, "fence_without.csv")) if x[3] != "-"]
+# the chapter's own rows only (each file also holds the memcpy rows, 100.0 by definition)
+w = [float(x[3]) for x in rows(os.path.join(out, "fence_with.csv")) if x[1] == "warp-specialised"]
+wo = [float(x[3]) for x in rows(os.path.join(out, "fence_without.csv")) if x[1] == "warp-specialised"]
 if w and wo:
     print(f"proxy fence at 2^28, % of memcpy: with {' '.join(f'{x:.1f}' for x in w)}; without (plant) "
           f"{' '.join(f'{x:.1f}' for x in wo)}; medians {statistics.median(w):.1f} and {statistics.median(wo):.1f}")
+proto = [l.strip().split(",") for l in open(os.path.join(out, "proto.csv"))] \
+    if os.path.exists(os.path.join(out, "proto.csv")) else []
+proto = [f for f in proto if f[0] == "ws" and len(f) >= 14]
+if proto:
+    print("the prototype in the same run (11_scan_proto.cu, landing, S=8 G=4 K=1), % of memcpy (x CUB):")
+    for f in proto:
+        print(f"  {'exclusive' if f[5] == '1' else 'inclusive'} n={f[6]}: {f[11]} ({f[12]}x), wrong {f[13]}")
 EOF
 echo "elapsed: $(elapsed) s" >>"$OUT/summary.txt"
 cat "$OUT/summary.txt"
