@@ -3,8 +3,14 @@
 The same code runs in the grader (classroom/grade.py) and in the students' copy (`make precheck
 CH=N`, classroom/precheck.py), so a student sees the verdict before the due date. It compiles
 the chapter twice, with the student's parts and with the stubs in their place (the baseline,
-what was handed out), and reads both with classroom/compiled.py. Then, for each of the student's
-own parts (the lines between its markers):
+what was handed out), and reads both with classroom/compiled.py. The student's file is compiled
+at the path where the grader's builds compile it (the same __FILE__, the same includes), and
+read again with each build's own flags (the build, chapter 01's sanitizer build). Before that,
+the parts' text alone (text_refused()): no preprocessor directive but #define, #undef, #pragma omp
+and #pragma unroll, no `##`, _Pragma or asm, no name that tells how, where or when the part is
+compiled (__FILE__, __has_include, __OPTIMIZE__, __SANITIZE_ADDRESS__, ...); a part refused there
+is neither compiled nor built. Then, for each of the student's own parts (the lines between its
+markers):
 
   1. What the part's lines refer to in the compiled code (calls, addresses taken, data read, in
      host code and in device code) must be allowed (refused(), below): printf and the rest of
@@ -21,8 +27,10 @@ own parts (the lines between its markers):
   2. A header a part's line includes must be a standard one (the C library, OpenMP, CUDA's own
      headers but CUB's and Thrust's), not one of the course's files.
   3. The course's lines outside the parts must read as they do in the baseline after
-     preprocessing (a part's macros may not change them), and each must still be compiled into
-     the function it belongs to (a part may not close its function and take the rest with it).
+     preprocessing, in the gate's compile and in each build's (a part's macros may not change
+     them), refer to the same symbols in the compiled code, and each must still be compiled into
+     the function it belongs to (a part may not close its function and take the rest with it);
+     a part's lines must preprocess alike in the gate's compile and in each build's.
   4. No system-call instruction on a part's lines, no function of a part that runs before
      main() or at exit, no __managed__ memory.
 A part whose preprocessed lines are the stub's is "not written", never a failure of the gate.
@@ -154,6 +162,15 @@ TEXT_REFUSED = [
     (r"asm|__asm__|__asm", "assembly: a part is C (CUDA C), which the check reads; the "
                            "assembler reads files of its own (.incbin)"),
 ]
+# The rule as the students' ASSIGNMENT.md states it (classroom/starter.py).
+TEXT_RULES = """What a part may hold as text is checked first, before anything is compiled: no
+preprocessor directive but `#define`, `#undef`, `#pragma omp` and `#pragma unroll` (no
+`#include`, `#if`, `#ifdef`, `#line` or other `#pragma`), no `##` and no `_Pragma`, no assembly
+(`asm`), and none of the names that tell a part where, when or how it is compiled (`__FILE__`,
+`__has_include`, `__DATE__`, `__TIME__`, `__COUNTER__`, `__OPTIMIZE__`, `__SANITIZE_ADDRESS__`,
+`__CUDA_ARCH__`, `NDEBUG`, `__builtin_constant_p`): your part must be the same program in every
+build the grader makes of it (the check's, the build, the sanitizers'). A part refused there is
+not built; the refusal names the line and the rule."""
 TRIGRAPHS = {"=": "#", "(": "[", ")": "]", "/": "\\", "'": "^", "<": "{", ">": "}", "!": "|",
              "-": "~"}
 SPLICE = re.compile(r"[ \t]*\n")

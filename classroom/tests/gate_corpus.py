@@ -387,13 +387,24 @@ def contest(tmp):
 
 
 # The entries of --quick (the kit's test in make test): the costly ones are the GPU chapters'
-# (nvcc, and each chapter's baseline once), so two of them, and nine of chapter 01.
+# (nvcc, and each chapter's baseline once), so two of them, nine of chapter 01, and the gaming
+# review's cases (refused as text, before anything is compiled: cheap), three with that rule off.
 QUICK = ("01 the course's solution", "01 printf in the part",
          "01 locals named read, write, signal, exit, system", "01 the stub, untouched",
          "01 calls the CPU reference", "01 the name pasted by a macro",
          "01 a macro that changes the course's code", "01 closes its function",
          "01 the reference only in the optimised build (__OPTIMIZE__)",
-         "02 the course's warp scan", "02 the shared-memory variant's scan")
+         "02 the course's warp scan", "02 the shared-memory variant's scan",
+         "01 gamer B: __has_include true only where the build compiles",
+         "01 gamer C: sizeof(__FILE__) is the build's path",
+         "01 gamer C, the text rule off: the same __FILE__ in the gate and the build",
+         "01 gamer D: #ifdef __SANITIZE_ADDRESS__",
+         "01 gamer D, the text rule off: the sanitizer build's view is checked",
+         "01 gamer E: #include \"../grade.env\"",
+         "01 gamer H: #include \"/proc/self/fd/1\" (refused before any compiler runs)",
+         "01 gamer O: #pragma redefine_extname free",
+         "01 gamer O, the text rule off: the course's free() now calls another symbol",
+         "04 gamer L: a host scan behind __has_include", "07 gamer N: CUB behind __has_include")
 
 
 def check_entry(env, name, entry, tmp):
