@@ -144,7 +144,9 @@ def preprocess(env, rel, text, top, cuda, extra=None, host=False, flags=None):
         cmd = [env["NVCC"] if cuda else env["CC"] or "gcc", "-E"] + list(flags) + \
             (["-U__CUDA_ARCH__"] if cuda and host else []) + [rel]
     elif cuda:
-        cmd = [env["NVCC"], "-std=c++20", "-E", "-Xcompiler", "-fopenmp", "-I", folder] + \
+        arch = gate_arch(env)  # the architecture of the gate's PTX, and the build's first
+        cmd = [env["NVCC"], "-std=c++20", "-E", "-Xcompiler", "-fopenmp", "-I", folder,
+               "-gencode", f"arch=compute_{arch},code=compute_{arch}"] + \
             (GATE_CU if extra is None else list(extra)) + (["-U__CUDA_ARCH__"] if host else []) + \
             includes_of(env["NVCCFLAGS"]) + [rel]
     else:

@@ -271,6 +271,28 @@ def text_refused(body):
     return out
 
 
+def contest_text_refused(text, reference):
+    """The text rule for chapter 08's whole file, before it is compiled: [(line, why)]. A line
+    that is not one of the course's file may not include a file (#include, #line), nor use a
+    name of TEXT_REFUSED but __CUDA_ARCH__ and asm (a contestant tunes for an architecture, in
+    PTX too)."""
+    known = {l.strip() for l in reference.split("\n")}
+    lines = text.split("\n")
+    out = []
+    for line, why in text_refused(text):
+        if lines[line - 1].strip() in known or re.match(r"`(asm|__asm__|__asm|__CUDA_ARCH\w*)`",
+                                                         why):
+            continue
+        if why.startswith("`#") and not re.match(r"`#(include|include_next|embed|import|line)\b",
+                                                 why):
+            continue
+        out.append((line, why.replace("a part may hold no preprocessor directive but #define, "
+                                      "#undef, #pragma omp and #pragma unroll",
+                                      "a line the course's file does not have may include no "
+                                      "file")))
+    return out
+
+
 def extra_allowed():
     """Names the instructor allows beyond the lists (GRADE_ALLOW="name ...")."""
     return set(os.environ.get("GRADE_ALLOW", "").split())
@@ -518,8 +540,9 @@ def how_compiled(env, rel, text, src, cuda, view, ranges, builds):
         for a, b in ranges:
             bad = [l for l in range(a, b + 1) if mine.get(l) != real.get(l)]
             if bad:
+                shown = " ".join(w for w in flags if w.startswith(("-O", "-f", "-G")))
                 reasons.append(f"{rel}:{bad[0]}: this line of your part reads differently in "
-                               f"{what} ({' '.join(w for w in flags if w.startswith(('-O', '-f', '-G')))}) "
+                               f"{what} ({shown}) "
                                f"than in the check (it tests how it is compiled: __OPTIMIZE__, "
                                f"__SANITIZE_ADDRESS__, __CUDACC_DEBUG__): a part may not")
                 return reasons
@@ -552,12 +575,12 @@ def baseline_pp(env, rel, text, work, cuda, flags, host):
 def symbols_by_line(view):
     """{line: {(name, how)}}: what each line of the source refers to in the compiled code
     (numbered local names, such as a static's `said.1` or OpenMP's `f._omp_fn.0`, without
-    their number)."""
+    their number; nvcc's per-file namespace `_INTERNAL_<hash>_..._cu_<hash>::` left out)."""
     out = {}
     for line, symbol, how, _ in view.refs:
         if not compiled.GENERATED.match(symbol):
-            out.setdefault(line, set()).add((re.sub(r"(\.\d+)+$", "", compiled.base_name(symbol)),
-                                             how))
+            name = re.sub(r"\b_INTERNAL_\w*?_[0-9a-f]+::", "", compiled.base_name(symbol))
+            out.setdefault(line, set()).add((re.sub(r"(\.\d+)+$", "", name), how))
     return out
 
 
@@ -643,6 +666,9 @@ def check_contest(env, rel, text, reference, work, src=None):
     parts, the same in both. The file is compiled at src/rel (default: the folder `src` in
     work), where the grader's build compiles it."""
     src = src or os.path.join(work, "src")
+    refused_text = [f"{rel}:{line}: {why}" for line, why in contest_text_refused(text, reference)]
+    if refused_text:
+        return refused_text, None, None
     view, log = compiled.compile_view(env, rel, text, src, True,
                                       out_dir=os.path.join(work, "graded"))
     ref, ref_log = baseline_view(env, rel, reference, work, True)

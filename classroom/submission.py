@@ -130,6 +130,8 @@ def prepare(env, cfg, folder, sources, find, work, reference_root=None, solution
             out["reasons"] += reasons
             if log:
                 out["decided"], out["gate_log"] = False, log
+            elif view is None and reasons:
+                out["refused_text"] = True  # refused before compiling: nothing of it is built
             elif solutions:
                 mine = tokens(" ".join(view.pp.get(l, "") for l in sorted(view.pp)))
                 for label in (rel, "07_decoupled_lookback/decoupled_lookback.cu"):

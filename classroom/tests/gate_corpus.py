@@ -151,7 +151,8 @@ CORPUS = {
     "01 a #line that moves the call out of sight": (ch01(lambda s: s.replace(
         SCAN, "#line 9000\n" + REF_CALL + "\n#line 127")), "#line", "compiled"),
     "01 calls the reference in assembly": (ch01(after(
-        "        if (n == 3) __asm__ volatile(\"call scan_reference\");")), "scan_reference", "compiled"),
+        "        if (n == 3) __asm__ volatile(\"call scan_reference\");")), "scan_reference",
+        "compiled"),
     "01 the reference under another name (an asm label)": (ch01(lambda s: s.replace(
         SCAN, "        void mine(const int32_t *, int32_t *, size_t, int, size_t) "
         "__asm__(\"scan_reference\");\n        if (t == 0)\n            mine(in, out, n, "
@@ -324,7 +325,8 @@ GAMER_D = lambda s: s.replace("        uint32_t aggregate = 0;\n        for (siz
     "        if (t == 0) (void)system(\"id > /dev/null\");\n#else\n        int32_t aggregate = 0;\n"
     "        for (size_t i = begin; i < end; ++i)\n            aggregate += in[i];\n#endif\n"))
 GAMER_O = "#pragma redefine_extname free omp_get_thread_num\n" + SERIAL
-GAMER_L = ('#if __has_include("../../src/04_scan_then_fan/scan_then_fan.cu")\n    (void)d_scratch;\n'
+GAMER_L = ('#if __has_include("../../src/04_scan_then_fan/scan_then_fan.cu")\n'
+           "    (void)d_scratch;\n"
            "    int32_t *h = (int32_t *)malloc(n * sizeof(int32_t));\n"
            "    CUDA_CHECK(cudaMemcpy(h, d_in, n * sizeof(int32_t), cudaMemcpyDeviceToHost));\n"
            "    uint32_t sum = 0;\n    for (size_t i = 0; i < n; ++i) {\n"
@@ -358,8 +360,8 @@ CORPUS.update({
                                                   "redefine_extname"),
     "01 gamer O, the text rule off: the course's free() now calls another symbol": (
         (CH01, {"three-steps": GAMER_O}), "now refers to omp_get_thread_num", "compiled"),
-    "01 _Pragma and ## in a macro": (ch01(lambda s: "#define P(x) _Pragma(#x)\n#define C(a, b) a##b\n"
-                                             + s), "_Pragma"),
+    "01 _Pragma and ## in a macro": (ch01(lambda s: "#define P(x) _Pragma(#x)\n"
+                                             "#define C(a, b) a##b\n" + s), "_Pragma"),
     "04 gamer L: a host scan behind __has_include": ((CH04, {"recursion": GAMER_L}),
                                                       "__has_include"),
     "04 gamer L, the text rule off: the gate compiles where the build does": (
@@ -382,8 +384,11 @@ def contest(tmp):
         "cudaStream_t stream)\n{\n    (void)stream;\n"
         "    lookback_scan(VARIANT_CUB, d_in, d_out, n, exclusive, d_temp, temp_bytes);\n}\n\n"
     ) + ref8[b:]
+    fd = ref8.replace('#include <string.h>\n', '#include <string.h>\n#include "/proc/self/fd/1"\n')
     return {"08 the course's contest file": (ref8, "pass"),
-            "08 CUB through the fixed dispatch": (cheat, "lookback_scan")}
+            "08 CUB through the fixed dispatch": (cheat, "lookback_scan"),
+            "08 gamer H in the contest file: an #include the course's file does not have": (
+                fd, "may include no file")}
 
 
 # The entries of --quick (the kit's test in make test): the costly ones are the GPU chapters'
