@@ -107,24 +107,46 @@ GATE_C = ["-O0", "-fno-inline", "-g"]
 GATE_CU = ["-G", "-g", "-O0", "-Xcompiler", "-O0,-fno-inline"]
 
 
-def real_flags(env, cuda):
-    """The flags of the course's real build that change what the preprocessor defines (the
-    optimisation level, -G, -fno-inline): the gate compares its view with these."""
-    words = (env["NVCCFLAGS"] if cuda else env["CFLAGS"]).split()
-    return [w for w in words if re.match(r"^-(O\w*|G|g|fno-inline\w*|finline\w*)$", w)]
+# The grader's sanitizer build of chapter 01 (ASan, UBSan): these flags, then ASAN_FLAGS.
+ASAN_BASE = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-fopenmp", "-O0"]
 
 
-def preprocess(env, rel, text, top, cuda, extra=None, host=False):
+def build_flags(env, rel, cuda, sanitizer=False):
+    """The flags (all but -c, -o and the file) of a grader's build of a student's source at
+    rel: the build (the course's flags), or chapter 01's sanitizer build. classroom/runs.py
+    builds with these, and the gate preprocesses with them (build_configs())."""
+    if sanitizer:
+        return ASAN_BASE + env["ASAN_FLAGS"].split() + ["-I", os.path.join(env["ROOT"], "common")]
+    return (env["NVCCFLAGS"] if cuda else env["CFLAGS"]).split() + \
+        ["-I", os.path.join(env["ROOT"], os.path.dirname(rel))]
+
+
+def build_configs(env, rel, cuda):
+    """[(what, flags)] of every build of a student's source: the gate checks that each reads
+    as its own compile does (gate.how_compiled, gate.outside_changed)."""
+    out = [("the build", build_flags(env, rel, cuda))]
+    if not cuda and env.get("ASAN_FLAGS"):
+        out.append(("the sanitizer build", build_flags(env, rel, False, True)))
+    return out
+
+
+def preprocess(env, rel, text, top, cuda, extra=None, host=False, flags=None):
     """The source `text`, written to top/rel and preprocessed from `top` (so that __FILE__ is
-    `rel` whatever `top` is), with the gate's flags or `extra`; for a .cu, the device side, or
-    the host side when `host`: (status, {line: text}, [(line, header)], output, moved)."""
+    `rel` whatever `top` is), with the gate's flags, or `extra` beside the course's -I and -D,
+    or `flags` alone (a build's: build_flags()); for a .cu, the device side, or the host side
+    when `host`: (status, {line: text}, [(line, header)], output, moved)."""
     path = os.path.join(top, rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write(text)
     folder = os.path.join(env["ROOT"], os.path.dirname(rel))
-    if cuda:
-        cmd = [env["NVCC"], "-std=c++20", "-E", "-Xcompiler", "-fopenmp", "-I", folder] + \
+    if flags is not None:
+        cmd = [env["NVCC"] if cuda else env["CC"] or "gcc", "-E"] + list(flags) + \
+            (["-U__CUDA_ARCH__"] if cuda and host else []) + [rel]
+    elif cuda:
+        arch = gate_arch(env)  # the architecture of the gate's PTX, and the build's first
+        cmd = [env["NVCC"], "-std=c++20", "-E", "-Xcompiler", "-fopenmp", "-I", folder,
+               "-gencode", f"arch=compute_{arch},code=compute_{arch}"] + \
             (GATE_CU if extra is None else list(extra)) + (["-U__CUDA_ARCH__"] if host else []) + \
             includes_of(env["NVCCFLAGS"]) + [rel]
     else:
@@ -181,18 +203,22 @@ def read_pp(out, rel, count=None):
     return lines, includes, moved
 
 
-def compile_view(env, rel, text, top, cuda, main_paths=()):
-    """Compile `text` (the source at rel) for the gate, in `top`: (View, None), or (None, the
-    compiler's output) when it does not compile (the build item says so; the gate cannot)."""
+def compile_view(env, rel, text, top, cuda, main_paths=(), out_dir=None):
+    """Compile `text` (the source at top/rel: the grader's build compiles the student's text at
+    the same path) for the gate, its object and nvcc's files in out_dir (default top): (View,
+    None), or (None, the compiler's output) when it does not compile (the build item says so;
+    the gate cannot)."""
     view = View()
     status, view.pp, view.includes, out, view.moved = preprocess(env, rel, text, top, cuda)
     if status:
         return None, out
     path = os.path.join(top, rel)
-    obj = os.path.join(top, "gate.o")
+    out_dir = out_dir or top
+    os.makedirs(out_dir, exist_ok=True)
+    obj = os.path.join(out_dir, "gate.o")
     folder = os.path.join(env["ROOT"], os.path.dirname(rel))
     if cuda:
-        keep = os.path.join(top, "keep")
+        keep = os.path.join(out_dir, "keep")
         os.makedirs(keep, exist_ok=True)
         arch = gate_arch(env)
         cmd = [env["NVCC"], "-std=c++20"] + GATE_CU + [

@@ -3,8 +3,14 @@
 The same code runs in the grader (classroom/grade.py) and in the students' copy (`make precheck
 CH=N`, classroom/precheck.py), so a student sees the verdict before the due date. It compiles
 the chapter twice, with the student's parts and with the stubs in their place (the baseline,
-what was handed out), and reads both with classroom/compiled.py. Then, for each of the student's
-own parts (the lines between its markers):
+what was handed out), and reads both with classroom/compiled.py. The student's file is compiled
+at the path where the grader's builds compile it (the same __FILE__, the same includes), and
+read again with each build's own flags (the build, chapter 01's sanitizer build). Before that,
+the parts' text alone (text_refused()): no preprocessor directive but #define, #undef, #pragma omp
+and #pragma unroll, no `##`, _Pragma or asm, no name that tells how, where or when the part is
+compiled (__FILE__, __has_include, __OPTIMIZE__, __SANITIZE_ADDRESS__, ...); a part refused there
+is neither compiled nor built. Then, for each of the student's own parts (the lines between its
+markers):
 
   1. What the part's lines refer to in the compiled code (calls, addresses taken, data read, in
      host code and in device code) must be allowed (refused(), below): printf and the rest of
@@ -21,8 +27,10 @@ own parts (the lines between its markers):
   2. A header a part's line includes must be a standard one (the C library, OpenMP, CUDA's own
      headers but CUB's and Thrust's), not one of the course's files.
   3. The course's lines outside the parts must read as they do in the baseline after
-     preprocessing (a part's macros may not change them), and each must still be compiled into
-     the function it belongs to (a part may not close its function and take the rest with it).
+     preprocessing, in the gate's compile and in each build's (a part's macros may not change
+     them), refer to the same symbols in the compiled code, and each must still be compiled into
+     the function it belongs to (a part may not close its function and take the rest with it);
+     a part's lines must preprocess alike in the gate's compile and in each build's.
   4. No system-call instruction on a part's lines, no function of a part that runs before
      main() or at exit, no __managed__ memory.
 A part whose preprocessed lines are the stub's is "not written", never a failure of the gate.
@@ -130,6 +138,159 @@ REFUSED = [
 # Headers a part's line may include: the C library's and the compiler's, and CUDA's own, but the
 # libraries.
 HEADER_REFUSED = re.compile(r"(?i)/(cub|thrust)/|/cub\.cuh$|/thrust\w*\.h")
+
+
+# What a part may hold as text, checked before anything is compiled (text_refused()): the gate
+# reads the compiler's view of one build, so a part may not make its code depend on how, where or
+# when it is compiled, nor bring in other files. Preprocessor directives: only these.
+DIRECTIVES_ALLOWED = [["define"], ["undef"], ["pragma", "omp"], ["pragma", "unroll"],
+                      ["pragma", "GCC", "unroll"]]
+# Names that tell a part how, where or when it is compiled, or run the preprocessor from inside
+# code (a part's code must be the same program in every build: the gate's, the real one, the
+# sanitizers', on any path), and assembly (the assembler reads files too: .incbin).
+SAME = ": a part's code must be the same program in every build"
+TEXT_REFUSED = [
+    (r"_Pragma|__pragma", "a pragma written as an operator" + SAME),
+    (r"__has_include(_next)?|__has_(builtin|attribute|cpp_attribute|feature|extension)",
+     "a test of what the compiler has" + SAME),
+    (r"__FILE__|__BASE_FILE__|__FILE_NAME__|__builtin_FILE|__INCLUDE_LEVEL__",
+     "where it is compiled (the file's path)" + SAME),
+    (r"__DATE__|__TIME__|__TIMESTAMP__|__COUNTER__", "when it is compiled" + SAME),
+    (r"__OPTIMIZE\w*|__NO_INLINE__|__SANITIZE_\w*|__CUDACC_DEBUG__|__CUDA_ARCH\w*|NDEBUG|"
+     r"__builtin_constant_p|__builtin_(dynamic_)?object_size",
+     "how it is compiled (optimised or not, sanitizers, debug, architecture)" + SAME),
+    (r"asm|__asm__|__asm", "assembly: a part is C (CUDA C), which the check reads; the "
+                           "assembler reads files of its own (.incbin)"),
+]
+# The rule as the students' ASSIGNMENT.md states it (classroom/starter.py).
+TEXT_RULES = """What a part may hold as text is checked first, before anything is compiled: no
+preprocessor directive but `#define`, `#undef`, `#pragma omp` and `#pragma unroll` (no
+`#include`, `#if`, `#ifdef`, `#line` or other `#pragma`), no `##` and no `_Pragma`, no assembly
+(`asm`), and none of the names that tell a part where, when or how it is compiled (`__FILE__`,
+`__has_include`, `__DATE__`, `__TIME__`, `__COUNTER__`, `__OPTIMIZE__`, `__SANITIZE_ADDRESS__`,
+`__CUDA_ARCH__`, `NDEBUG`, `__builtin_constant_p`): your part must be the same program in every
+build the grader makes of it (the check's, the build, the sanitizers'). A part refused there is
+not built; the refusal names the line and the rule."""
+TRIGRAPHS = {"=": "#", "(": "[", ")": "]", "/": "\\", "'": "^", "<": "{", ">": "}", "!": "|",
+             "-": "~"}
+SPLICE = re.compile(r"[ \t]*\n")
+RAW_STRING = re.compile(r'(?:u8|u|U|L)?R"([^ ()\\\t\n]{0,16})\(')
+IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+NUMBER = re.compile(r"\.?\d(?:[eEpP][+-]|[\w.']|\\u[0-9a-fA-F]{4})*")
+
+
+def lex(text):
+    """The tokens of a part's text as the preprocessor reads them (trigraphs, splices, comments
+    and literals done): [(kind, text, line, first on its logical line)], kind one of 'id',
+    'literal', '#', '##' or 'punct'; line is the physical line (1-based) the token starts on."""
+    chars, where, line, i = [], [], 1, 0
+    while i < len(text):
+        c, step = text[i], 1
+        if text.startswith("??", i) and text[i + 2:i + 3] in TRIGRAPHS and text[i + 2:i + 3]:
+            c, step = TRIGRAPHS[text[i + 2]], 3
+        if c == "\\":
+            m = SPLICE.match(text, i + step)
+            if m:
+                line, i = line + 1, m.end()
+                continue
+        chars.append(c)
+        where.append(line)
+        line += c == "\n"
+        i += step
+    s, tokens, first, i = "".join(chars), [], True, 0
+    while i < len(s):
+        c = s[i]
+        if c == "\n":
+            first, i = True, i + 1
+            continue
+        if c in " \t\r\f\v":
+            i += 1
+            continue
+        if s.startswith("/*", i):
+            end = s.find("*/", i + 2)
+            i = len(s) if end < 0 else end + 2
+            continue
+        if s.startswith("//", i):
+            end = s.find("\n", i)
+            i = len(s) if end < 0 else end
+            continue
+        m = RAW_STRING.match(s, i)
+        kind, end = None, None
+        if m:
+            close = s.find(")" + m.group(1) + '"', m.end())
+            kind, end = "literal", len(s) if close < 0 else close + len(m.group(1)) + 2
+        elif IDENT.match(s, i) and not re.match(r"(u8|u|U|L)['\"]", s[i:i + 3]):
+            kind, end = "id", IDENT.match(s, i).end()
+        elif re.match(r"(u8|u|U|L)?['\"]", s[i:i + 3]):
+            j = s.index("'" if "'" in s[i:i + 3].split('"')[0] else '"', i)
+            quote, j = s[j], j + 1
+            while j < len(s) and s[j] not in (quote, "\n"):
+                j += 2 if s[j] == "\\" else 1
+            kind, end = "literal", j + 1
+        elif NUMBER.match(s, i):
+            kind, end = "punct", NUMBER.match(s, i).end()
+        elif s.startswith(("##", "%:%:"), i):
+            kind, end = "##", i + (2 if s[i] == "#" else 4)
+        elif s.startswith(("#", "%:"), i):
+            kind, end = "#", i + (1 if s[i] == "#" else 2)
+        else:
+            kind, end = "punct", i + 1
+        tokens.append((kind, s[i:end], where[i], first))
+        first, i = False, end
+    return tokens
+
+
+def text_refused(body):
+    """Why the text of a part is refused before it is compiled: [(line in the part (1-based),
+    why)]. A part may hold no preprocessor directive but #define, #undef, #pragma omp and
+    #pragma unroll; no `##`; none of the names of TEXT_REFUSED."""
+    out, tokens, define_ends = [], lex(body), -1
+    for k, (kind, text, line, first) in enumerate(tokens):
+        if kind == "#" and first:
+            words = []
+            for t in tokens[k + 1:]:
+                if t[3]:
+                    break
+                words.append(t[1])
+            if words[:1] in (["define"], ["undef"]):
+                define_ends = k + len(words)
+            if not any(words[:len(a)] == a for a in DIRECTIVES_ALLOWED):
+                shown = "#" + " ".join(words[:2])
+                out.append((line, f"`{shown}`: a part may hold no preprocessor directive but "
+                                  f"#define, #undef, #pragma omp and #pragma unroll (an #include, "
+                                  f"#if or other #pragma could make the build differ from what "
+                                  f"the check read)"))
+        elif kind == "#" and k > define_ends:
+            out.append((line, "a `#` outside a directive"))
+        elif kind == "##":
+            out.append((line, "`##`: a part may not paste names together"))
+        elif kind == "id":
+            for pattern, why in TEXT_REFUSED:
+                if re.fullmatch(pattern, text):
+                    out.append((line, f"`{text}`: {why}"))
+    return out
+
+
+def contest_text_refused(text, reference):
+    """The text rule for chapter 08's whole file, before it is compiled: [(line, why)]. A line
+    that is not one of the course's file may not include a file (#include, #line), nor use a
+    name of TEXT_REFUSED but __CUDA_ARCH__ and asm (a contestant tunes for an architecture, in
+    PTX too)."""
+    known = {l.strip() for l in reference.split("\n")}
+    lines = text.split("\n")
+    out = []
+    for line, why in text_refused(text):
+        if lines[line - 1].strip() in known or re.match(r"`(asm|__asm__|__asm|__CUDA_ARCH\w*)`",
+                                                         why):
+            continue
+        if why.startswith("`#") and not re.match(r"`#(include|include_next|embed|import|line)\b",
+                                                 why):
+            continue
+        out.append((line, why.replace("a part may hold no preprocessor directive but #define, "
+                                      "#undef, #pragma omp and #pragma unroll",
+                                      "a line the course's file does not have may include no "
+                                      "file")))
+    return out
 
 
 def extra_allowed():
@@ -275,17 +436,29 @@ def symbol_ok(view, symbol, how, part, own_lines, cpu, course_host, seen=None, a
     return refused(symbol, cpu, course_host)
 
 
-def check(env, rel, graded, baseline, own, work, cpu, course_host=frozenset()):
+def check(env, rel, graded, baseline, own, work, cpu, course_host=frozenset(), src=None,
+          text_rule=True):
     """The gate on one source: `graded` (the course's text with the student's own parts `own`)
-    against `baseline` (the same with their stubs). Returns (reasons, not written, log, view):
-    the reasons are empty when the parts pass; not written lists the parts that are the stub;
-    log is the compiler's output when the gate could not compile (the build item reports it)."""
+    against `baseline` (the same with their stubs). The graded text is compiled at src/rel
+    (default: the folder `src` beside work), where the grader's builds compile it. Returns
+    (reasons, not written, log, view): the reasons are empty when the parts pass; not written
+    lists the parts that are the stub; log is the compiler's output when the gate could not
+    compile (the build item reports it); view is None when the parts' text was refused before
+    anything was compiled (text_refused(): then nothing of it may be built either; text_rule
+    False skips that rule: the kit's tests check the compiled checks behind it)."""
     cuda = rel.endswith(".cu")
-    view, log = compiled.compile_view(env, rel, graded, os.path.join(work, "graded"), cuda)
+    src = src or os.path.join(os.path.dirname(work), "src")
+    lines = part_lines(graded, own)
+    bodies = {s[1]: "".join(s[4]) for s in kit.split(graded) if s[0] == "part"}
+    refused_text = [f"part {p}, line {lines[p][0] + k - 1}: {why}" for p in own
+                    for k, why in (text_refused(bodies[p]) if text_rule else [])]
+    if refused_text:
+        return refused_text, [], None, None
+    view, log = compiled.compile_view(env, rel, graded, src, cuda,
+                                      out_dir=os.path.join(work, "graded"))
     base, base_log = baseline_view(env, rel, baseline, work, cuda)
     if view is None or base is None:
         return [], [], log or base_log, None
-    lines = part_lines(graded, own)
     every = part_lines(graded, {s[1] for s in kit.split(graded) if s[0] == "part"})
     base_lines = part_lines(baseline, own)
     # the stub, untouched (comments and blanks aside): not written
@@ -332,34 +505,46 @@ def check(env, rel, graded, baseline, own, work, cpu, course_host=frozenset()):
         reasons.append(f"__managed__ memory ({', '.join(view.managed)}): host-visible memory "
                        f"outside the scratch the launcher is given")
     written = [lines[p] for p in own if p not in stubs]
-    reasons += how_compiled(env, rel, graded, work, cuda, view, written)
-    reasons += outside_changed(env, rel, graded, baseline, view, base, work, cuda)
+    builds = build_views(env, rel, graded, src, cuda)
+    reasons += how_compiled(env, rel, graded, src, cuda, view, written, builds)
+    reasons += outside_changed(env, rel, graded, baseline, view, base, work, cuda, builds)
     return reasons, stubs, None, view
 
 
-def how_compiled(env, rel, text, work, cuda, view, ranges):
-    """Reasons why the gate's view is not the real build's, on the lines in `ranges`: a #line
+def build_views(env, rel, text, src, cuda):
+    """[(what, flags, host, {line: text})]: the source as each of the grader's builds
+    preprocesses it (compiled.build_configs(); for a .cu, the device side and the host side),
+    from src/rel, where that build compiles it."""
+    out = []
+    for what, flags in compiled.build_configs(env, rel, cuda):
+        for host in ((False, True) if cuda else (False,)):
+            status, pp, _, log, _ = compiled.preprocess(env, rel, text, src, cuda, flags=flags,
+                                                        host=host)
+            out.append((what + (" (host side)" if host else ""), flags, host,
+                        pp if not status else {}))
+    return out
+
+
+def how_compiled(env, rel, text, src, cuda, view, ranges, builds):
+    """Reasons why the gate's view is not each real build's, on the lines in `ranges`: a #line
     directive (the preprocessor's numbering moved: code would be counted on other lines), or a
-    line that preprocesses differently with the real build's flags (-O3: __OPTIMIZE__ defined,
-    __NO_INLINE__ not; without -G: no __CUDACC_DEBUG__) than with the gate's: a part that tests
-    them could show the gate one code and build another. For a .cu, both sides are compared
-    (the device's, and the host's)."""
+    line that preprocesses differently with a build's flags (builds: build_views()) than with
+    the gate's (-O3: __OPTIMIZE__ defined; ASan: __SANITIZE_ADDRESS__; without -G: no
+    __CUDACC_DEBUG__): a part that tests them could show the gate one code and build another.
+    For a .cu, both sides are compared (the device's, and the host's)."""
     reasons = [f"{rel}:{view.moved[0]}: a #line directive (it would move code to other lines, "
                f"out of the check's sight)"] if view.moved else []
-    sides = [(False,), (True,)] if cuda else [(False,)]
-    for (host,) in sides:
-        top = os.path.join(work, "how_" + ("host" if host else "main"))
-        mine = view.pp if not host else compiled.preprocess(env, rel, text, top + "_g", cuda,
-                                                            None, True)[1]
-        real = compiled.preprocess(env, rel, text, top + "_r", cuda,
-                                   compiled.real_flags(env, cuda), host)[1]
+    gate_host = compiled.preprocess(env, rel, text, src, cuda, None, True)[1] if cuda else {}
+    for what, flags, host, real in builds:
+        mine = gate_host if host else view.pp
         for a, b in ranges:
             bad = [l for l in range(a, b + 1) if mine.get(l) != real.get(l)]
             if bad:
-                reasons.append(f"{rel}:{bad[0]}: this line of your part reads differently in the "
-                               f"real build ({' '.join(compiled.real_flags(env, cuda))}) than in "
-                               f"the check (it tests how it is compiled: __OPTIMIZE__, "
-                               f"__NO_INLINE__, __CUDACC_DEBUG__): a part may not")
+                shown = " ".join(w for w in flags if w.startswith(("-O", "-f", "-G")))
+                reasons.append(f"{rel}:{bad[0]}: this line of your part reads differently in "
+                               f"{what} ({shown}) "
+                               f"than in the check (it tests how it is compiled: __OPTIMIZE__, "
+                               f"__SANITIZE_ADDRESS__, __CUDACC_DEBUG__): a part may not")
                 return reasons
     return reasons
 
@@ -372,11 +557,40 @@ def same_line(pa, la, pb, lb):
                       re.sub(rf"\b{la}\b", "L", a) == re.sub(rf"\b{lb}\b", "L", b))
 
 
-def outside_changed(env, rel, graded, baseline, view, base, work, cuda):
+_BASE_PP = {}
+
+
+def baseline_pp(env, rel, text, work, cuda, flags, host):
+    """A baseline as one of the grader's builds preprocesses it (once per class)."""
+    key = (rel, hashlib.sha256(text.encode()).hexdigest(), tuple(flags), host)
+    with _BASELINE_LOCK:
+        if key not in _BASE_PP:
+            top = os.path.join(work, "baseline_pp_" + hashlib.sha256(repr(key).encode())
+                               .hexdigest()[:12])
+            _BASE_PP[key] = compiled.preprocess(env, rel, text, top, cuda, flags=flags,
+                                                host=host)[1]
+        return _BASE_PP[key]
+
+
+def symbols_by_line(view):
+    """{line: {(name, how)}}: what each line of the source refers to in the compiled code
+    (numbered local names, such as a static's `said.1` or OpenMP's `f._omp_fn.0`, without
+    their number; nvcc's per-file namespace `_INTERNAL_<hash>_..._cu_<hash>::` left out)."""
+    out = {}
+    for line, symbol, how, _ in view.refs:
+        if not compiled.GENERATED.match(symbol):
+            name = re.sub(r"\b_INTERNAL_\w*?_[0-9a-f]+::", "", compiled.base_name(symbol))
+            out.setdefault(line, set()).add((re.sub(r"(\.\d+)+$", "", name), how))
+    return out
+
+
+def outside_changed(env, rel, graded, baseline, view, base, work, cuda, builds=()):
     """The course's lines outside the parts must preprocess to the same text as in the
-    baseline, and be compiled into the same functions. Their numbers differ where a part's
-    length does, and so may what __LINE__ expands to: a line that differs only there is
-    compared again with both files' parts padded to the same lengths."""
+    baseline, in the gate's compile and in every build of the grader (builds: build_views()),
+    refer to the same symbols in the compiled code, and be compiled into the same functions.
+    Their numbers differ where a part's length does, and so may what __LINE__ expands to: a
+    line that differs only there is compared again with both files' parts padded to the same
+    lengths."""
     reasons = []
 
     def differs(pa, pb, pairs):
@@ -385,17 +599,26 @@ def outside_changed(env, rel, graded, baseline, view, base, work, cuda):
                 return la, pa.get(la)
         return None
     pairs = outside_map(graded, baseline)
-    if differs(view.pp, base.pp, pairs):
+    seen = [("the check", None, False, view.pp, base.pp)] + \
+        [(what, flags, host, pp, baseline_pp(env, rel, baseline, work, cuda, flags, host))
+         for what, flags, host, pp in builds]
+    for what, flags, host, pp_a, pp_b in seen:
+        if not differs(pp_a, pp_b, pairs):
+            continue
         a_pad, b_pad = padded(graded, baseline), padded(baseline, graded)
-        sa = compiled.preprocess(env, rel, a_pad, os.path.join(work, "pad_a"), cuda)
-        sb = compiled.preprocess(env, rel, b_pad, os.path.join(work, "pad_b"), cuda)
+        sa = compiled.preprocess(env, rel, a_pad, os.path.join(work, "pad_a"), cuda, host=host,
+                                 flags=flags)
+        sb = compiled.preprocess(env, rel, b_pad, os.path.join(work, "pad_b"), cuda, host=host,
+                                 flags=flags)
         found = differs(sa[1], sb[1], outside_map(a_pad, b_pad)) if not (sa[0] or sb[0]) else None
         if found:
             la, text = found
             at = dict(outside_map(a_pad, graded)).get(la, la)
             reasons.append(f"{rel}:{at}: the course's line reads differently after your part's "
-                           f"directives ({(text or '(nothing)')[:60]}): a part may not change "
-                           f"the code outside it")
+                           f"directives ({(text or '(nothing)')[:60]})"
+                           + ("" if flags is None else f", in {what}") +
+                           ": a part may not change the code outside it")
+            return reasons
     for la, lb in pairs:
         for side in ("host", "device"):
             before = {compiled.base_name(f) for f in base.function_at(lb, side)}
@@ -408,6 +631,16 @@ def outside_changed(env, rel, graded, baseline, view, base, work, cuda):
                                f"{', '.join(sorted(before))}(): a part must end inside the "
                                f"function it begins in")
                 return reasons
+    mine, theirs = symbols_by_line(view), symbols_by_line(base)
+    for la, lb in pairs:
+        if mine.get(la, set()) != theirs.get(lb, set()):
+            now = sorted(n for n, _ in mine.get(la, set()) - theirs.get(lb, set()))
+            was = sorted(n for n, _ in theirs.get(lb, set()) - mine.get(la, set()))
+            reasons.append(f"{rel}:{la}: the course's line now refers to "
+                           f"{', '.join(now) or 'nothing more'} instead of "
+                           f"{', '.join(was) or 'nothing'} in the compiled code: a part may not "
+                           f"change what the code outside it calls")
+            return reasons
     return reasons
 
 
@@ -427,11 +660,17 @@ def function_span(lines, name):
     return None
 
 
-def check_contest(env, rel, text, reference, work):
+def check_contest(env, rel, text, reference, work, src=None):
     """The contest's gate: (reasons, log, view). `reference` is the course's file (the
     grader's) or the handed-out one (the students' copy): the fixed functions are outside the
-    parts, the same in both."""
-    view, log = compiled.compile_view(env, rel, text, os.path.join(work, "graded"), True)
+    parts, the same in both. The file is compiled at src/rel (default: the folder `src` in
+    work), where the grader's build compiles it."""
+    src = src or os.path.join(work, "src")
+    refused_text = [f"{rel}:{line}: {why}" for line, why in contest_text_refused(text, reference)]
+    if refused_text:
+        return refused_text, None, None
+    view, log = compiled.compile_view(env, rel, text, src, True,
+                                      out_dir=os.path.join(work, "graded"))
     ref, ref_log = baseline_view(env, rel, reference, work, True)
     if view is None or ref is None:
         return [], log or ref_log, None
@@ -485,5 +724,6 @@ def check_contest(env, rel, text, reference, work):
         reasons.append(f"{rel}:{line}: a system-call instruction (asm)")
     if view.managed:
         reasons.append(f"__managed__ memory ({', '.join(view.managed)})")
-    reasons += how_compiled(env, rel, text, work, True, view, [(1, text.count("\n") + 1)])
+    reasons += how_compiled(env, rel, text, src, True, view, [(1, text.count("\n") + 1)],
+                            build_views(env, rel, text, src, True))
     return reasons, None, view

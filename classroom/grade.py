@@ -127,8 +127,15 @@ def grade(number, student, out_dir, gpu, env):
         return finish()
 
     b = runs.Build(env, cfg, folder, sources, graded, work)
-    built = b.build()
+    # a part's text the gate refused before compiling it (an #include, an #if) is not built
+    built = not p["refused_text"] and b.build()
     honesty_output(it_honest, gates, reasons, p["decided"], verdict)
+    if p["refused_text"]:
+        it_build["output"] = ("not built: the honesty check refused a line of your part before "
+                              "compiling it (see the honesty item)")
+        for i in all_items[2:]:
+            i["output"] = "not run: nothing was built"
+        return finish()
     if not built:
         it_build["output"] = "the build failed:\n" + runs.tail(b.log, 30)
         if any("outside your parts differ" in n for n in notes):

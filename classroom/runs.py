@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import threading
 
+import compiled
 import kit
 
 ROOT = kit.ROOT
@@ -319,13 +320,13 @@ class Build:
         self.baselines = [os.path.join(env["BUILD"], "common", os.path.splitext(b)[0] + ".o")
                           for b in kit.makefile_var(folder, "BASELINES")]
 
-    def compile(self, path, obj, extra=()):
-        if path.endswith(".c"):
-            cmd = [self.env["CC"]] + self.env["CFLAGS"].split() + list(extra) + \
-                ["-I", os.path.join(ROOT, self.folder), "-c", path, "-o", obj]
-        else:
-            cmd = [self.env["NVCC"]] + self.env["NVCCFLAGS"].split() + list(extra) + \
-                  ["-I", os.path.join(ROOT, self.folder), "-c", path, "-o", obj]
+    def compile(self, path, obj):
+        """The student's text at path (where the honesty gate compiled it: the same __FILE__,
+        the same includes) with the flags the gate checked (compiled.build_flags())."""
+        cuda = path.endswith(".cu")
+        cmd = [self.env["NVCC"] if cuda else self.env["CC"]] + compiled.build_flags(
+            self.env, os.path.join(self.folder, os.path.basename(path)), cuda) + \
+            ["-c", path, "-o", obj]
         status, out = run(cmd)
         self.log += " ".join(cmd) + "\n" + out
         return status == 0
@@ -384,8 +385,9 @@ class Build:
             return None, out
         path = os.path.join(self.work, "src", self.folder, self.sources[0])
         obj = os.path.join(self.work, "asan.o")
-        flags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-fopenmp", "-O0"] + \
-            self.env["ASAN_FLAGS"].split() + ["-I", os.path.join(ROOT, "common")]
+        # the file the gate compiled, with the flags it checked (compiled.build_configs())
+        flags = compiled.build_flags(self.env, os.path.join(self.folder, self.sources[0]), False,
+                                     sanitizer=True)
         status, out = run([self.env["CC"]] + flags + ["-c", path, "-o", obj])
         if status:
             return None, out

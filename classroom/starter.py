@@ -33,6 +33,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gate  # noqa: E402
 import kit  # noqa: E402
 
 # Files the student's copy never holds (instructor-only, or tools that need the solutions).
@@ -252,6 +253,7 @@ refused with its name; if you need it, ask your instructor. A part that fails th
 
 A part that still holds its stub (comments and blanks aside) is \"not written\": no points for
 its build or sanitizers, and no honesty failure."""
+RULES += "\n\n" + gate.TEXT_RULES  # what a part may hold as text (gate.text_refused())
 WORK_SHARING = ("Chapter 01: the threaded variant must share the scan among its threads. The "
                 "grader watches which thread writes each part of the output, and how much time "
                 "each thread spends (on 3, 4 and 7 threads); if one thread wrote 90 % of it, or "

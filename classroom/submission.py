@@ -90,20 +90,22 @@ def read_text(path):
     return text.replace("\r\n", "\n")
 
 
-def prepare(env, cfg, folder, sources, find, work, reference_root=None, solutions=True):
+def prepare(env, cfg, folder, sources, find, work, reference_root=None, solutions=True,
+            text_rule=True):
     """Read the student's files (find(name): the path of their copy of source `name`) and make
     the graded sources: the course's text (from reference_root, default the course) with the
     student's own parts in it, through the gate. Returns a dict: graded (the texts by source),
     reasons (the gate's), decided (False when the gate could not run: no compiler, or the file
     does not compile), notes (for the student), instructor (notes for the instructor only:
-    likely copies), stubs (parts that still hold their stub), similarity (part -> share of the
+    likely copies), stubs (parts that still hold their stub), refused_text (the gate refused a
+    part's text before compiling it: it must not be built either), similarity (part -> share of the
     solution's shape). Only the parts whose home is this chapter are the student's here: a part
     carried over from an earlier chapter (docs/CONVENTIONS.md §2) is graded in its home
-    chapter, and here the course's code of it is used. Raises kit.MarkerError and
-    FileNotFoundError."""
+    chapter, and here the course's code of it is used. text_rule: gate.check's (the kit's tests
+    turn it off to try the checks behind it). Raises kit.MarkerError and FileNotFoundError."""
     root = reference_root or kit.ROOT
     out = {"graded": {}, "reasons": [], "decided": True, "notes": [], "instructor": [],
-           "stubs": [], "similarity": {}, "gate_log": "", "own": []}
+           "stubs": [], "similarity": {}, "gate_log": "", "own": [], "refused_text": False}
     homes = kit.part_homes()
     carried = set()
     course_host = course_host_names(env)
@@ -123,10 +125,13 @@ def prepare(env, cfg, folder, sources, find, work, reference_root=None, solution
             if not env.get("NVCC"):
                 out["decided"] = False
                 continue
-            reasons, log, view = check_contest(env, rel, text, ref_text, work)
+            reasons, log, view = check_contest(env, rel, text, ref_text, work,
+                                               os.path.join(work, "src"))
             out["reasons"] += reasons
             if log:
                 out["decided"], out["gate_log"] = False, log
+            elif view is None and reasons:
+                out["refused_text"] = True  # refused before compiling: nothing of it is built
             elif solutions:
                 mine = tokens(" ".join(view.pp.get(l, "") for l in sorted(view.pp)))
                 for label in (rel, "07_decoupled_lookback/decoupled_lookback.cu"):
@@ -157,11 +162,13 @@ def prepare(env, cfg, folder, sources, find, work, reference_root=None, solution
             continue
         reasons, stubs, log, view = check(env, rel, graded, baseline, own,
                                           os.path.join(work, "gate"), bool(cfg.get("cpu")),
-                                          course_host)
+                                          course_host, os.path.join(work, "src"), text_rule)
         out["reasons"] += reasons
         out["stubs"] += stubs
         if log:
             out["decided"], out["gate_log"] = False, log
+        elif view is None and reasons:
+            out["refused_text"] = True  # refused before compiling: nothing of it is built
         elif solutions:
             lines = part_lines(graded, own)
             for name in own:

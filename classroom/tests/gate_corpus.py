@@ -97,12 +97,12 @@ CORPUS = {
         "scan_reference"),
     "01 the name pasted by a macro": (ch01(lambda s: "#define GLUE(a, b) a##b\n" + s.replace(
         SCAN, "        if (t == 0)\n            GLUE(scan_, reference)(in, out, n, exclusive, 0);")),
-        "scan_reference"),
+        "scan_reference", "compiled"),
     "01 pasted with digraphs": (ch01(lambda s: "%:define GLUE(a, b) a%:%:b\n" + s.replace(
         SCAN, "        if (t == 0)\n            GLUE(scan_, reference)(in, out, n, exclusive, 0);")),
-        "scan_reference"),
+        "scan_reference", "compiled"),
     "01 a trigraph include, then exit": (ch01(lambda s: "??=include <stdlib.h>\n" + s.replace(
-        SCAN, SCAN + "\n        if (n == 7) exit(0);")), "ending the program"),
+        SCAN, SCAN + "\n        if (n == 7) exit(0);")), "ending the program", "compiled"),
     "01 exit": (ch01(after("        if (n == 3) exit(0);")), "ending the program"),
     "01 abort": (ch01(after("        if (n == 3) abort();")), "ending the program"),
     "01 reads the input file": (ch01(after(
@@ -130,7 +130,7 @@ CORPUS = {
                                "must end inside the function"),
     "01 a system call in assembly": (ch01(after(
         "        if (n == 3) __asm__ volatile(\"mov $60, %%eax\\n\\txor %%edi, %%edi\\n\\tsyscall\" "
-        "::: \"rax\", \"rdi\");")), "system-call"),
+        "::: \"rax\", \"rdi\");")), "system-call", "compiled"),
     "01 a signal": (ch01(after("        if (n == 3) raise(15);")), "signals"),
     "01 memory protection": (ch01(after(
         "        int mprotect(void *, size_t, int);\n        if (n == 3) mprotect(out, 4, 3);")),
@@ -147,15 +147,16 @@ CORPUS = {
         "        if (t == 0) sigaction(11, 0, &old);")), "signals"),
     "01 the reference only in the optimised build (__OPTIMIZE__)": (ch01(instead(
         "#ifdef __OPTIMIZE__\n" + REF_CALL + "\n#else\n        " + SCAN + "\n#endif")),
-        "reads differently in the real build"),
+        "reads differently in the build", "compiled"),
     "01 a #line that moves the call out of sight": (ch01(lambda s: s.replace(
-        SCAN, "#line 9000\n" + REF_CALL + "\n#line 127")), "#line"),
+        SCAN, "#line 9000\n" + REF_CALL + "\n#line 127")), "#line", "compiled"),
     "01 calls the reference in assembly": (ch01(after(
-        "        if (n == 3) __asm__ volatile(\"call scan_reference\");")), "scan_reference"),
+        "        if (n == 3) __asm__ volatile(\"call scan_reference\");")), "scan_reference",
+        "compiled"),
     "01 the reference under another name (an asm label)": (ch01(lambda s: s.replace(
         SCAN, "        void mine(const int32_t *, int32_t *, size_t, int, size_t) "
         "__asm__(\"scan_reference\");\n        if (t == 0)\n            mine(in, out, n, "
-        "exclusive, 0);")), "scan_reference"),
+        "exclusive, 0);")), "scan_reference", "compiled"),
 }
 
 CH02, CH03 = "02_warp_shfl/warp_shfl.cu", "03_block_scan/block_scan.cu"
@@ -292,12 +293,82 @@ CORPUS.update({
                                                             "    if (tiles == 0)\n        exit(0);")),
                  "ending the program"),
     "07 the tile draw that includes CUB and redefines CUDA_CHECK_LAUNCH": (
-        (CH07, {"tile-draw": TILE_DRAW_ESCAPE}), "cub"),
+        (CH07, {"tile-draw": TILE_DRAW_ESCAPE}), "cub", "compiled"),
     "07 device malloc in the look-back": (gpu(CH07, "look-back", lambda s:
         "    uint32_t *spare = (uint32_t *)malloc(4);\n    free(spare);\n" + s), "device-side malloc"),
-    "radix CUB's scan for the digits": ((RADIX, {"digit-scan": RADIX_CUB}), "cub"),
+    "radix CUB's scan for the digits": ((RADIX, {"digit-scan": RADIX_CUB}), "cub", "compiled"),
     "radix the digits scanned on the host": ((RADIX, {"digit-scan": RADIX_HOST_SORT}), "cudaMemcpy"),
     "radix __managed__ memory": ((RADIX, {"digit-scan": RADIX_MANAGED}), "__managed__"),
+})
+
+
+# The gaming review's cases (2026-12-03): a part that shows the gate one program and builds
+# another (a path, a build's flags), brings in a file, or changes the course's code outside it.
+# Refused by their text first (gate.text_refused(): no directive but #define, #undef, #pragma
+# omp and unroll; no name that tells where, when or how the part is compiled); "compiled": the
+# same part with that rule off, caught by the checks behind it (the gate compiles the file at
+# the path the grader's builds use, reads it with each build's flags, compares the symbols of
+# the course's lines). BUILD_PATH is the path the grader's build compiles the file at.
+GLUE = ("        if (t == 0) {\n            static int once;\n            if (!once++)\n"
+        "                (void)system(\"sleep 900 </dev/null >/dev/null 2>&1 &\");\n"
+        "            scan_reference(in, out, n, exclusive, 0);\n        }\n")
+SERIAL = "        if (t == 0)\n            scan_serial(in, out, n, exclusive, 0);\n"
+GAMER_B = ('#if __has_include("../../src/01_cpu_serial/cpu_serial.c")\n' + GLUE + "#else\n" +
+           SERIAL + "#endif\n")
+GAMER_C = ('        if (sizeof(__FILE__) == sizeof("BUILD_PATH")) {\n' + GLUE +
+           "        } else if (t == 0) {\n            scan_serial(in, out, n, exclusive, 0);\n"
+           "        }\n")
+GAMER_D = lambda s: s.replace("        uint32_t aggregate = 0;\n        for (size_t i = begin; "
+                              "i < end; ++i)\n            aggregate += (uint32_t)in[i];\n", (
+    "#ifdef __SANITIZE_ADDRESS__\n        uint32_t aggregate = 0;\n"
+    "        for (size_t i = begin; i < end; ++i)\n            aggregate += (uint32_t)in[i];\n"
+    "        if (t == 0) (void)system(\"id > /dev/null\");\n#else\n        int32_t aggregate = 0;\n"
+    "        for (size_t i = begin; i < end; ++i)\n            aggregate += in[i];\n#endif\n"))
+GAMER_O = "#pragma redefine_extname free omp_get_thread_num\n" + SERIAL
+GAMER_L = ('#if __has_include("../../src/04_scan_then_fan/scan_then_fan.cu")\n'
+           "    (void)d_scratch;\n"
+           "    int32_t *h = (int32_t *)malloc(n * sizeof(int32_t));\n"
+           "    CUDA_CHECK(cudaMemcpy(h, d_in, n * sizeof(int32_t), cudaMemcpyDeviceToHost));\n"
+           "    uint32_t sum = 0;\n    for (size_t i = 0; i < n; ++i) {\n"
+           "        const uint32_t x = (uint32_t)h[i];\n"
+           "        h[i] = (int32_t)(exclusive ? sum : sum + x);\n        sum += x;\n    }\n"
+           "    CUDA_CHECK(cudaMemcpy(d_out, h, n * sizeof(int32_t), cudaMemcpyHostToDevice));\n"
+           "    free(h);\n#else\n"
+           "    scan_tiles_kernel<<<1, COARSE_THREADS>>>(d_in, d_out, n, exclusive, NULL);\n"
+           "    CUDA_CHECK_LAUNCH();\n    (void)d_scratch;\n#endif\n")
+GAMER_N = ('#if __has_include("../../src/07_decoupled_lookback/decoupled_lookback.cu")\n' +
+           TILE_DRAW_ESCAPE.replace("%:", "#").replace("<cu\\\nb/", "<cub/") + "#else\n"
+           "    if (threadIdx.x == 0)\n        tile_id = atomicInc(next_tile, 0xffffffffu);\n"
+           "#endif\n")
+CORPUS.update({
+    "01 gamer B: __has_include true only where the build compiles": (
+        (CH01, {"three-steps": GAMER_B}), "__has_include"),
+    "01 gamer B, the text rule off: the gate compiles where the build does": (
+        (CH01, {"three-steps": GAMER_B}), "scan_reference", "compiled"),
+    "01 gamer C: sizeof(__FILE__) is the build's path": (
+        (CH01, {"three-steps": GAMER_C}), "__FILE__"),
+    "01 gamer C, the text rule off: the same __FILE__ in the gate and the build": (
+        (CH01, {"three-steps": GAMER_C}), "scan_reference", "compiled"),
+    "01 gamer D: #ifdef __SANITIZE_ADDRESS__": (ch01(GAMER_D), "__SANITIZE_ADDRESS__"),
+    "01 gamer D, the text rule off: the sanitizer build's view is checked": (
+        ch01(GAMER_D), "reads differently in the sanitizer build", "compiled"),
+    "01 gamer E: #include \"../grade.env\"": (
+        (CH01, {"three-steps": '#include "../grade.env"\n' + SERIAL}), "#include"),
+    "01 gamer H: #include \"/proc/self/fd/1\" (refused before any compiler runs)": (
+        (CH01, {"three-steps": '#include "/proc/self/fd/1"\n' + SERIAL}), "#include"),
+    "01 gamer O: #pragma redefine_extname free": ((CH01, {"three-steps": GAMER_O}),
+                                                  "redefine_extname"),
+    "01 gamer O, the text rule off: the course's free() now calls another symbol": (
+        (CH01, {"three-steps": GAMER_O}), "now refers to omp_get_thread_num", "compiled"),
+    "01 _Pragma and ## in a macro": (ch01(lambda s: "#define P(x) _Pragma(#x)\n"
+                                             "#define C(a, b) a##b\n" + s), "_Pragma"),
+    "04 gamer L: a host scan behind __has_include": ((CH04, {"recursion": GAMER_L}),
+                                                      "__has_include"),
+    "04 gamer L, the text rule off: the gate compiles where the build does": (
+        (CH04, {"recursion": GAMER_L}), "cudaMemcpy", "compiled"),
+    "07 gamer N: CUB behind __has_include": ((CH07, {"tile-draw": GAMER_N}), "__has_include"),
+    "07 gamer N, the text rule off: the gate compiles where the build does": (
+        (CH07, {"tile-draw": GAMER_N}), "cub", "compiled"),
 })
 
 
@@ -313,34 +384,52 @@ def contest(tmp):
         "cudaStream_t stream)\n{\n    (void)stream;\n"
         "    lookback_scan(VARIANT_CUB, d_in, d_out, n, exclusive, d_temp, temp_bytes);\n}\n\n"
     ) + ref8[b:]
+    fd = ref8.replace('#include <string.h>\n', '#include <string.h>\n#include "/proc/self/fd/1"\n')
     return {"08 the course's contest file": (ref8, "pass"),
-            "08 CUB through the fixed dispatch": (cheat, "lookback_scan")}
+            "08 CUB through the fixed dispatch": (cheat, "lookback_scan"),
+            "08 gamer H in the contest file: an #include the course's file does not have": (
+                fd, "may include no file")}
 
 
 # The entries of --quick (the kit's test in make test): the costly ones are the GPU chapters'
-# (nvcc, and each chapter's baseline once), so two of them, and nine of chapter 01.
+# (nvcc, and each chapter's baseline once), so two of them, nine of chapter 01, and the gaming
+# review's cases (refused as text, before anything is compiled: cheap), three with that rule off.
 QUICK = ("01 the course's solution", "01 printf in the part",
          "01 locals named read, write, signal, exit, system", "01 the stub, untouched",
          "01 calls the CPU reference", "01 the name pasted by a macro",
          "01 a macro that changes the course's code", "01 closes its function",
          "01 the reference only in the optimised build (__OPTIMIZE__)",
-         "02 the course's warp scan", "02 the shared-memory variant's scan")
+         "02 the course's warp scan", "02 the shared-memory variant's scan",
+         "01 gamer B: __has_include true only where the build compiles",
+         "01 gamer C: sizeof(__FILE__) is the build's path",
+         "01 gamer C, the text rule off: the same __FILE__ in the gate and the build",
+         "01 gamer D: #ifdef __SANITIZE_ADDRESS__",
+         "01 gamer D, the text rule off: the sanitizer build's view is checked",
+         "01 gamer E: #include \"../grade.env\"",
+         "01 gamer H: #include \"/proc/self/fd/1\" (refused before any compiler runs)",
+         "01 gamer O: #pragma redefine_extname free",
+         "01 gamer O, the text rule off: the course's free() now calls another symbol",
+         "04 gamer L: a host scan behind __has_include", "07 gamer N: CUB behind __has_include")
 
 
 def check_entry(env, name, entry, tmp):
     """(as expected?, what happened) for one entry."""
-    (rel, bodies), expect = entry
+    (rel, bodies), expect = entry[:2]
     folder, src = os.path.dirname(rel), os.path.basename(rel)
     number = kit.number_of(folder)
+    d = os.path.join(tmp, "".join(c if c.isalnum() else "_" for c in name))
+    work = os.path.join(d, "work")
+    if isinstance(bodies, dict):
+        bodies = {k: v.replace("BUILD_PATH", os.path.join(work, "src", rel)) for k, v in
+                  bodies.items()}
     text = kit.replace_parts(open(os.path.join(ROOT, rel)).read(), bodies, rel) \
         if isinstance(bodies, dict) else bodies
-    d = os.path.join(tmp, "".join(c if c.isalnum() else "_" for c in name))
     os.makedirs(d, exist_ok=True)
     open(os.path.join(d, src), "w").write(text)
     sources = kit.makefile_var(folder, "SOURCES")
     p = submission.prepare(env, items.CHAPTERS[number], folder, sources,
                            lambda s: os.path.join(d, s) if s == src else os.path.join(ROOT, folder, s),
-                           os.path.join(d, "work"), solutions=False)
+                           work, solutions=False, text_rule=entry[2:] != ("compiled",))
     said = "; ".join(p["reasons"]) or ("not written: " + ", ".join(p["stubs"]) if p["stubs"] else
                                        "passed" if p["decided"] else "not decided: " +
                                        runs.tail(p["gate_log"], 3))

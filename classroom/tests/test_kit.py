@@ -235,7 +235,8 @@ def starters(tmp):
     check("ASSIGNMENT.md has the honesty check's rules, make precheck, and chapter 01's "
           "work-sharing rule", "What your parts may use" in assignment and "make precheck CH=N"
           in assignment and "`printf`" in assignment and "not written" in assignment and
-          "share the scan among its threads" in assignment, assignment[-1500:])
+          "share the scan among its threads" in assignment and
+          "`#pragma omp` and `#pragma unroll`" in assignment, assignment[-1500:])
     need = starter.PRECHECK + ["classroom/stubs/three-steps.txt",
                                "classroom/reference/01_cpu_serial/cpu_serial.c"]
     check("the copy holds what make precheck needs", all(os.path.isfile(os.path.join(week1, p))
@@ -279,7 +280,13 @@ def reports_and_class(tmp, course):
             "submission_2": open(planted(tmp, "skip-first", [SKIP_FIRST])).read(),
             "submission_3": open(planted(tmp, "one-thread", [ONE_THREAD])).read(),
             "submission_4": course_file.replace("/* [end of student part: three-steps] */", ""),
-            "submission_5": None}
+            "submission_5": None,
+            # the gaming review's E: a file of the course (here a grade.env planted beside the
+            # chapter) through the chapter's -I folder; refused as text, so nothing is built
+            # and no compiler quotes the file's lines to the student
+            "submission_6": open(planted(tmp, "include", [(SCAN, '#include "../grade.env"\n'
+                                                                 '        ' + SCAN)])).read()}
+    open(os.path.join(course, "grade.env"), "w").write("GRADE_SEED=13579\n")
     for name, text in subs.items():
         os.makedirs(os.path.join(klass, name))
         if text is None:
@@ -310,6 +317,14 @@ def reports_and_class(tmp, course):
         path = os.path.join(out, name, "results.json")
         result[name] = json.load(open(path)) if os.path.isfile(path) else None
     full, skip, one = result["submission_1"], result["submission_2"], result["submission_3"]
+    inc = result["submission_6"]
+    if inc:
+        build = next(t for t in inc["tests"] if t["name"].startswith("build"))
+        check("grade: a part that includes a file (#include \"../grade.env\") is refused by the "
+              "honesty check before any compiler reads it: nothing built, the file's text "
+              "nowhere in results.json", inc["score"] == 0 and gate_of(inc, "honesty") ==
+              "failed" and build["output"].startswith("not built") and
+              "13579" not in json.dumps(inc), json.dumps(scores(inc)) + build["output"][:300])
     if full:
         valid_results(full, "chapter 01")
         seen = student_view(full)
@@ -337,7 +352,8 @@ def reports_and_class(tmp, course):
     rows = {r["student"]: r for r in csv.DictReader(open(os.path.join(out, "grades.csv")))}
     upload = list(csv.DictReader(open(os.path.join(out, "gradescope_scores.csv"))))
     want = {"submission_1": "ok", "submission_2": "points lost", "submission_3": "threads do not",
-            "submission_4": "markers broken", "submission_5": "file missing"}
+            "submission_4": "markers broken", "submission_5": "file missing",
+            "submission_6": "honesty"}
     check("grades.csv: a row per submission with a status that says why; gradescope_scores.csv: "
           "a row per student, a group's members each on their own with the group's score",
           all(rows.get(k, {}).get("status", "").startswith(v) for k, v in want.items()) and
