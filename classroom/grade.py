@@ -79,9 +79,12 @@ def grade(number, student, out_dir, gpu, env):
                      "after_due_date")
     it_san = item("sanitizers" + (" (ASan, UBSan)" if cfg.get("cpu") else
                                   " (memcheck, racecheck, synccheck)"), 10)
+    # the speed is 0 when an output was wrong anywhere, the hidden vectors included, so it is
+    # shown after the due date too (no score a student sees before it depends on hidden runs)
     it_speed = None if cfg.get("cpu") else item(
         "speed against " + ("cub::DeviceRadixSort in the same run" if cfg.get("radix") else
-                            "the course's chapter, interleaved in one process"), 25)
+                            "the course's chapter, interleaved in one process"), 25,
+        "after_due_date")
     if cfg.get("radix"):
         it_self["name"] = "self-test (sorted, a permutation, stable)"
         it_hidden["name"] = "hidden vectors (--input/--output)"
@@ -112,6 +115,10 @@ def grade(number, student, out_dir, gpu, env):
         for i in all_items[1:]:
             i["output"] = "not run: there is nothing to build"
         return finish()
+    # the course's solution, preprocessed for the similarity notes, is not needed past this
+    # point: gone before any of the student's code runs (it would be readable by it)
+    for d in ("solution", "copy"):
+        shutil.rmtree(os.path.join(work, d), ignore_errors=True)
     graded, reasons, stubs = p["graded"], p["reasons"], p["stubs"]
     notes += p["notes"]
     instructor += p["instructor"]
@@ -148,9 +155,17 @@ def grade(number, student, out_dir, gpu, env):
     else:
         it_build["score"] = 5
 
+    unwritten = bool(p["own"]) and set(p["own"]) <= set(stubs)
     if not cfg.get("cpu") and not gpu[0]:
         for i in [i for i in (it_self, it_stress, it_place, it_hidden, it_san, it_speed) if i]:
             not_here(i, f"{gpu[1]} (the probe: build/tests/cuda_probe)")
+    elif unwritten:
+        # nothing of the student's to run: no runs, no work-sharing verdict (a stub does no
+        # work, so who did it cannot be judged), 0 in every item
+        for i in [i for i in (it_self, it_stress, it_place, it_hidden, it_san, it_speed) if i]:
+            i["output"] = f"not run: part(s) {', '.join(stubs)} still hold the stub (not written)"
+        if it_share:
+            it_share["output"] = "not judged: the part is not written (it still holds its stub)"
     else:
         run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_place,
                   it_hidden, it_san, it_speed, it_share, instructor, reasons)
@@ -234,9 +249,13 @@ def apply_rules(it_build, it_san, it_speed, it_share, correctness, stubs, reason
     wrong = [i for i in correctness if i["status"] in ("graded", "partial") and
              i["score"] < i["max_score"] and "share the work" not in i["output"]]
     for i in [it_san] + ([it_speed] if it_speed else []):
-        if wrong and i["status"] == "graded" and i["score"]:
+        # an item a student sees before the due date depends only on items they see too: the
+        # sanitizers on their own runs and the visible correctness items, never on the hidden
+        # vectors (the speed, which does, is shown after the due date itself)
+        why = [w for w in wrong if i["visibility"] != "visible" or w["visibility"] == "visible"]
+        if why and i["status"] == "graded" and i["score"]:
             i["output"] += (f"\n(scored 0: an output was wrong in "
-                            f"{', '.join(reports.short(w) for w in wrong)})")
+                            f"{', '.join(reports.short(w) for w in why)})")
             i["score"] = 0.0
     if reasons:
         for i in [it_build, it_san] + correctness + ([it_speed] if it_speed else []):
@@ -297,9 +316,14 @@ def grade_class(number, path, out, gpu, env, only):
             return grade(number, os.path.join(path, e), d, gpu, env), None, time.time() - t
         except Exception as exc:  # one broken submission must not stop the class
             return None, exc, time.time() - t
+        finally:
+            # the grader's work folder holds the course's source (solutions) and builds: never
+            # left in the folder an instructor may send to the student
+            shutil.rmtree(os.path.join(d, "work"), ignore_errors=True)
 
     jobs = runs.class_jobs(cfg.get("cpu"), gpu[0])
-    log(f"grading {len(entries)} submissions" + (f", {jobs} at a time" if jobs > 1 else ""))
+    log(f"grading {len(entries)} submission{'' if len(entries) == 1 else 's'}"
+        + (f", {jobs} at a time" if jobs > 1 else ""))
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         for e, (r, exc, seconds) in zip(entries, pool.map(one, entries)):
             if r is None:
@@ -318,6 +342,7 @@ def grade_class(number, path, out, gpu, env, only):
     log(f"grades.csv: {csv_path} ({count} submissions"
         + (f", {len(entries)} regraded" if only else "")
         + f"; {time.time() - begun:.0f} s); gradescope_scores.csv beside it (a row per student)")
+    log(reports.WRITE_UP + " (not in these totals)")
     return 0
 
 

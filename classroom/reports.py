@@ -18,6 +18,10 @@ import time
 from runs import log
 
 
+# Said once to every student (results.json's output), and once per class (not on every row).
+WRITE_UP = "The write-up (15 points in the course's rubric) is graded by hand."
+
+
 def short(it):
     """An item's name in a few words ("self-test battery", "hidden vectors")."""
     return re.split(r" \(| against|:", it["name"])[0]
@@ -47,7 +51,7 @@ def result(folder, number, items, gates, notes, instructor, verdict, gpu, start,
         lines.append(partial_text(items, gpu))
     lines += [f"not run here: {l[len('not run here: '):]}" for i in items
               for l in i["output"].splitlines() if l.startswith("not run here: ")]
-    lines.append("The write-up (15 points in the course's rubric) is graded by hand.")
+    lines.append(WRITE_UP)
     lines += notes
     if not verdict:
         lost = [short(i) for i in items if i["status"] in ("graded", "partial") and
@@ -187,7 +191,8 @@ def class_row(e, r, meta):
     m = meta.get(e, {"members": [], "created_at": ""})
     joined = lambda k: "; ".join(x.get(k, "") for x in m["members"])
     return ([e, f"{r['score']:g}", f"{extra['max_score']:g}", "yes" if extra["partial"] else "no"] +
-            cells + [extra.get("verdict", ""), " | ".join(r["output"].splitlines()[1:]),
+            cells + [extra.get("verdict", ""), " | ".join(l for l in r["output"].splitlines()[1:]
+                                                          if l != WRITE_UP),
                      " | ".join(extra.get("instructor_notes", [])),
                      " ".join(f"{k}={v:.0%}" for k, v in extra.get("similarity", {}).items()),
                      joined("name"), joined("sid"), joined("email"), m["created_at"]])
