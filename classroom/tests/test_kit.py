@@ -215,6 +215,15 @@ def starters(tmp):
     status, out = run([sys.executable, os.path.join(HERE, "check_starter.py"), ROOT])
     check("the leak check finds the solutions in the course itself (it can fail)",
           status == 1 and "LEAK" in out, out[-300:])
+    # a solution line written as a sed regex (backslash-escaped, two lines joined by \n), as
+    # docs/experiments/03_05_variants.sh held chapter 04's: found
+    escaped = "s/    " + re.sub(r"([()\[\]*+.])", r"\\\1", SCAN) + "\\n    \\}/x/"
+    planted_at = os.path.join(copy, "docs", "experiments", "planted_variants.sh")
+    open(planted_at, "w").write(escaped + "\n")
+    status, out = run([sys.executable, os.path.join(HERE, "check_starter.py"), copy])
+    os.remove(planted_at)
+    check("the leak check finds a solution line written regex-escaped in a script",
+          status == 1 and "planted_variants.sh:1" in out, escaped + "\n" + out[-300:])
     status, out = run([sys.executable, os.path.join(kit.KIT, "starter.py"), copy])
     check("make starter refuses a folder that exists", status == 2, out)
     week1 = os.path.join(tmp, "week1")
