@@ -309,6 +309,19 @@ def gradescope_run(tmp):
               "published solution" not in seen and r["stdout_visibility"] == "hidden", seen[:900])
     else:
         check("run_autograder wrote results.json (chapter 01)", False, out[-1200:])
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        # what the students' programs (as nobody) must not read once run_autograder has run
+        secret = [os.path.join(src, p) for p in ("grade.env", "01_cpu_serial/cpu_serial.c",
+                                                   "07_decoupled_lookback/decoupled_lookback.cu")]
+        nobody = pwd.getpwnam("nobody")
+        status, out = run(["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}",
+                           "--clear-groups", "--",
+                           "/bin/sh", "-c", 'for f; do [ -r "$f" ] && echo "readable: $f"; done; '
+                           'true', "sh"] + secret)
+        check("run_autograder: nobody cannot read the solutions nor grade.env (the seed)",
+              status == 0 and "readable" not in out and r is not None and
+              not any("grader's own user" in n for n in r["extra_data"]["instructor_notes"]),
+              out[-600:] + json.dumps(r["extra_data"]["instructor_notes"] if r else None))
     after = {f: os.path.getmtime(os.path.join(src, "build", "common", f)) for f in objects}
     check("make grade (no SMS given) rebuilt nothing and kept the flags of grade-setup",
           after == objects and open(os.path.join(src, "build", "flags.txt")).read() == flags_text

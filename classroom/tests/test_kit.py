@@ -188,6 +188,10 @@ def handouts(tmp):
         bad = leaked(names, texts, plants)
         check(f"make gradescope-zip from {label}: none of them in the zip", status == 0 and
               not bad and "classroom/grade.py" in names, said[-500:] + " " + " ".join(bad[:5]))
+        extra = [n for n in names if n.startswith(("docs/", "bench/")) or n in
+                 starter.INSTRUCTOR_ONLY]
+        check(f"make gradescope-zip from {label}: only what grading needs (no answers, guide, "
+              f"notes, plant_bugs.sh)", status == 0 and not extra, " ".join(extra[:8]))
     manifest = {l.strip() for l in open(os.path.join(ROOT, kit.MANIFEST)) if l.strip()
                 and not l.startswith("#")} | {kit.MANIFEST}
     tracked = kit.git_files()
