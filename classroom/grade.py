@@ -68,26 +68,8 @@ def grade(number, student, out_dir, gpu, env):
     if not seed_set:
         instructor.append("GRADE_SEED is not set: the hidden vectors use the public default seed")
 
-    single_pass = cfg.get("stress", False)
-    it_build = item("build (warnings are errors)", 5)
-    it_honest = item("honesty: your own code in your parts", 0)
-    it_share = item("threads share the work", 0) if cfg.get("cpu") else None
-    it_self = item("self-test battery (inclusive and exclusive)", 10 if single_pass else 15)
-    it_stress = item("stress (races between blocks)", 5) if single_pass else None
-    it_place = None if cfg.get("radix") else item("in place (output = input)", 5)
-    it_hidden = item("hidden vectors (--input/--output, and n > 2^31 in place)", 25,
-                     "after_due_date")
-    it_san = item("sanitizers" + (" (ASan, UBSan)" if cfg.get("cpu") else
-                                  " (memcheck, racecheck, synccheck)"), 10)
-    # the speed is 0 when an output was wrong anywhere, the hidden vectors included, so it is
-    # shown after the due date too (no score a student sees before it depends on hidden runs)
-    it_speed = None if cfg.get("cpu") else item(
-        "speed against " + ("cub::DeviceRadixSort in the same run" if cfg.get("radix") else
-                            "the course's chapter, interleaved in one process"), 25,
-        "after_due_date")
-    if cfg.get("radix"):
-        it_self["name"] = "self-test (sorted, a permutation, stable)"
-        it_hidden["name"] = "hidden vectors (--input/--output)"
+    (it_build, it_honest, it_share, it_self, it_stress, it_place, it_hidden, it_san,
+     it_speed) = chapter_items(cfg)
     all_items = [i for i in (it_build, it_honest, it_share, it_self, it_stress, it_place,
                              it_hidden, it_san, it_speed) if i]
     correctness = [i for i in (it_self, it_stress, it_place, it_hidden) if i]
@@ -173,6 +155,34 @@ def grade(number, student, out_dir, gpu, env):
                 instructor, gates)
     honesty_output(it_honest, gates, reasons, p["decided"], verdict)
     return finish()
+
+
+def chapter_items(cfg):
+    """The items of a chapter, in order (None where the chapter has not that item): build,
+    honesty, threads share the work, self-test, stress, in place, hidden vectors, sanitizers,
+    speed."""
+    single_pass = cfg.get("stress", False)
+    it_build = item("build (warnings are errors)", 5)
+    it_honest = item("honesty: your own code in your parts", 0)
+    it_share = item("threads share the work", 0) if cfg.get("cpu") else None
+    it_self = item("self-test battery (inclusive and exclusive)", 10 if single_pass else 15)
+    it_stress = item("stress (races between blocks)", 5) if single_pass else None
+    it_place = None if cfg.get("radix") else item("in place (output = input)", 5)
+    it_hidden = item("hidden vectors (--input/--output, and n > 2^31 in place)", 25,
+                     "after_due_date")
+    it_san = item("sanitizers" + (" (ASan, UBSan)" if cfg.get("cpu") else
+                                  " (memcheck, racecheck, synccheck)"), 10)
+    # the speed is 0 when an output was wrong anywhere, the hidden vectors included, so it is
+    # shown after the due date too (no score a student sees before it depends on hidden runs)
+    it_speed = None if cfg.get("cpu") else item(
+        "speed against " + ("cub::DeviceRadixSort in the same run" if cfg.get("radix") else
+                            "the course's chapter, interleaved in one process"), 25,
+        "after_due_date")
+    if cfg.get("radix"):
+        it_self["name"] = "self-test (sorted, a permutation, stable)"
+        it_hidden["name"] = "hidden vectors (--input/--output)"
+    return (it_build, it_honest, it_share, it_self, it_stress, it_place, it_hidden, it_san,
+            it_speed)
 
 
 def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_place, it_hidden,
