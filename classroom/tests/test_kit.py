@@ -253,7 +253,7 @@ def starters(tmp):
     check("week 1's ASSIGNMENT.md names only its own chapters (no --stress of 06 and 07, no "
           "07_ file to hand in) and lists only the files a student edits (not classroom/)",
           table and not any("classroom/" in l for l in table) and "06 and 07" not in assignment
-          and "07_decoupled" not in assignment and "03_block_scan/block_scan.cu" in assignment,
+          and "07_decoupled_lookback/decoupled_lookback.cu" not in assignment and "03_block_scan/block_scan.cu" in assignment,
           "\n".join(table) + assignment[-400:])
     need = starter.PRECHECK + ["classroom/stubs/three-steps.txt",
                                "classroom/reference/01_cpu_serial/cpu_serial.c"]
