@@ -32,7 +32,7 @@ import sys
 
 import kit
 import test_kit
-from test_kit import ROOT, SCAN, check, grade, planted, run, scores, student_view
+from test_kit import ROOT, SCAN, check, gate_of, grade, planted, run, scores, student_view
 
 PLANTS = {
     # each: (what it does, the edits, the items that must lose points)
@@ -170,6 +170,20 @@ def grader_plants(tmp, copy):
               "part holds its stub, and the honesty gate not failed", stub["score"] == 0 and
               "still hold the stub" in build["output"] and
               stub["extra_data"]["honesty"] != "failed", json.dumps(scores(stub)))
+    # a written part that does no work at all: too little CPU time to judge who did it
+    idle = os.path.join(tmp, "plant_idle", "cpu_serial.c")
+    os.makedirs(os.path.dirname(idle), exist_ok=True)
+    open(idle, "w").write(kit.replace_parts(
+        open(os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c")).read(),
+        {"three-steps": "        (void)in; (void)out; (void)exclusive; (void)threads; (void)begin; "
+                        "(void)end;\n"}, "cpu_serial.c"))
+    r = grade(1, idle, os.path.join(tmp, "f_idle"))
+    if r:
+        share = next(t for t in r["tests"] if t["name"].startswith("threads"))
+        check("grade: a part that does nothing scores the build's 5; 'threads share the work' "
+              "is not judged (too little CPU time), never failed", r["score"] == 5 and
+              gate_of(r, "threads") is None and share["output"].startswith("not judged: ") and
+              "share" not in r["extra_data"]["verdict"], json.dumps(r)[:900])
     # a part that ignores the slices' prefixes, graded on one CPU with OMP_NUM_THREADS=1
     path = planted(tmp, "unseeded", [(SCAN, SCAN.replace("prefix[t]);", "0u);"))])
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
