@@ -237,8 +237,9 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
 def apply_rules(it_build, it_san, it_speed, it_share, correctness, stubs, reasons, verdict,
                 instructor, gates):
     """The rules across items (items.py's docstring): the stub earns no build or sanitizer
-    points; threads that do not share the work lose the correctness items; a wrong output
-    anywhere takes the sanitizers and the speed; a failed honesty gate takes everything."""
+    points; threads that do not share the work lose the correctness items; a wrong output takes
+    the speed (anywhere) and the sanitizers (in an item shown before the due date: what a student
+    sees then never depends on the hidden runs); a failed honesty gate takes everything."""
     if stubs and it_san["status"] == "graded" and it_san["score"]:
         it_san["score"] = 0.0
         it_san["output"] += (f"\n(not scored: part(s) {', '.join(stubs)} still hold the stub, so "

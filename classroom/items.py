@@ -12,8 +12,12 @@ The rules, in one place:
     thread wrote first to 90 % or more of the output (harness_cpu.c) scores 0 in the self-test,
     in place and hidden vectors (45 of 60 points), and is flagged for the instructor;
   - sanitizers 10: each tool scores only when it found nothing and its run's outputs were
-    right, and the item only when every correctness item is full;
-  - speed 25: 0 when any correctness item lost points;
+    right, and the item only when the correctness items shown before the due date (self-test,
+    stress, in place) are full: never from the hidden vectors, which the student sees later;
+  - speed 25: 0 when any correctness item lost points, the hidden vectors included, so it is
+    shown after the due date too;
+  - chapter 01's work sharing is "not judged" (no deduction) when the threads spent too little
+    CPU time to tell who did the work, and a part that still holds its stub is not run;
   - a case this machine could not run (the n > 2^31 vector without the memory) is shown to the
     student and the instructor as "not run here", and its item is marked partial, never ok;
     an item that needs a GPU where there is none is "not graded here", out of 0.

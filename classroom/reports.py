@@ -6,7 +6,8 @@ output and its tests are the same whether or not there are notes for the instruc
 copies, the sandbox, the default seed); those notes go to the table (the terminal, and
 Gradescope's stdout, which is hidden from students), to extra_data, and to the class CSV.
 Gradescope hides a submission's total from its student while any test is hidden or not yet
-due; here the only such test is the hidden vectors' (after_due_date), for every student alike.
+due; here those are the hidden vectors and the speed (after_due_date), for every student alike,
+and no visible test's score or text depends on them (grade.apply_rules).
 """
 import csv
 import json
