@@ -420,6 +420,11 @@ def reports_and_class(tmp, course):
               "nothing else (every correctness item all or nothing; no sanitizer points for "
               "wrong outputs)", skip["score"] == 5 and scores(skip)["build"] == 5,
               json.dumps(scores(skip)))
+        hidden = next(t["output"] for t in skip["tests"] if t["name"].startswith("hidden"))
+        wrong = [l for l in hidden.splitlines() if l.startswith("WRONG")]
+        check("grade: a wrong hidden vector's line reads as one sentence (no runs of blanks "
+              "from the program's aligned output)", wrong and not any("  " in l for l in wrong),
+              "\n".join(wrong[:4]))
     if one:
         share = next(t for t in one["tests"] if t["name"].startswith("threads"))
         check("grade: a threaded variant that scans on one thread fails 'threads share the "
