@@ -265,7 +265,7 @@ grade-setup:
 precheck:
 	@command -v python3 >/dev/null || { echo "make precheck needs python3"; exit 2; }
 	@[ -f classroom/precheck.py ] || { echo "make precheck: this copy has no classroom/precheck.py (make starter writes it)"; exit 2; }
-	@$(MAKE) --no-print-directory $(COMMON_HOST_OBJS) $(if $(filter-out 1 01,$(CH)),$(if $(NVCC),$(COMMON_CUDA_OBJS) $(COMMON_BASELINE_OBJS)))
+	@$(MAKE) -s --no-print-directory $(COMMON_HOST_OBJS) $(if $(filter-out 1 01,$(CH)),$(if $(NVCC),$(COMMON_CUDA_OBJS) $(COMMON_BASELINE_OBJS)))
 	@python3 classroom/precheck.py "$(CH)"
 
 # The course's files, for a copy that is not a git checkout (a hand-out copies only these).

@@ -68,23 +68,8 @@ def grade(number, student, out_dir, gpu, env):
     if not seed_set:
         instructor.append("GRADE_SEED is not set: the hidden vectors use the public default seed")
 
-    single_pass = cfg.get("stress", False)
-    it_build = item("build (warnings are errors)", 5)
-    it_honest = item("honesty: your own code in your parts", 0)
-    it_share = item("threads share the work", 0) if cfg.get("cpu") else None
-    it_self = item("self-test battery (inclusive and exclusive)", 10 if single_pass else 15)
-    it_stress = item("stress (races between blocks)", 5) if single_pass else None
-    it_place = None if cfg.get("radix") else item("in place (output = input)", 5)
-    it_hidden = item("hidden vectors (--input/--output, and n > 2^31 in place)", 25,
-                     "after_due_date")
-    it_san = item("sanitizers" + (" (ASan, UBSan)" if cfg.get("cpu") else
-                                  " (memcheck, racecheck, synccheck)"), 10)
-    it_speed = None if cfg.get("cpu") else item(
-        "speed against " + ("cub::DeviceRadixSort in the same run" if cfg.get("radix") else
-                            "the course's chapter, interleaved in one process"), 25)
-    if cfg.get("radix"):
-        it_self["name"] = "self-test (sorted, a permutation, stable)"
-        it_hidden["name"] = "hidden vectors (--input/--output)"
+    (it_build, it_honest, it_share, it_self, it_stress, it_place, it_hidden, it_san,
+     it_speed) = chapter_items(cfg)
     all_items = [i for i in (it_build, it_honest, it_share, it_self, it_stress, it_place,
                              it_hidden, it_san, it_speed) if i]
     correctness = [i for i in (it_self, it_stress, it_place, it_hidden) if i]
@@ -112,6 +97,10 @@ def grade(number, student, out_dir, gpu, env):
         for i in all_items[1:]:
             i["output"] = "not run: there is nothing to build"
         return finish()
+    # the course's solution, preprocessed for the similarity notes, is not needed past this
+    # point: gone before any of the student's code runs (it would be readable by it)
+    for d in ("solution", "copy"):
+        shutil.rmtree(os.path.join(work, d), ignore_errors=True)
     graded, reasons, stubs = p["graded"], p["reasons"], p["stubs"]
     notes += p["notes"]
     instructor += p["instructor"]
@@ -155,9 +144,17 @@ def grade(number, student, out_dir, gpu, env):
     else:
         it_build["score"] = 5
 
+    unwritten = bool(p["own"]) and set(p["own"]) <= set(stubs)
     if not cfg.get("cpu") and not gpu[0]:
         for i in [i for i in (it_self, it_stress, it_place, it_hidden, it_san, it_speed) if i]:
             not_here(i, f"{gpu[1]} (the probe: build/tests/cuda_probe)")
+    elif unwritten:
+        # nothing of the student's to run: no runs, no work-sharing verdict (a stub does no
+        # work, so who did it cannot be judged), 0 in every item
+        for i in [i for i in (it_self, it_stress, it_place, it_hidden, it_san, it_speed) if i]:
+            i["output"] = f"not run: part(s) {', '.join(stubs)} still hold the stub (not written)"
+        if it_share:
+            it_share["output"] = "not judged: the part is not written (it still holds its stub)"
     else:
         run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_place,
                   it_hidden, it_san, it_speed, it_share, instructor, reasons)
@@ -165,6 +162,34 @@ def grade(number, student, out_dir, gpu, env):
                 instructor, gates)
     honesty_output(it_honest, gates, reasons, p["decided"], verdict)
     return finish()
+
+
+def chapter_items(cfg):
+    """The items of a chapter, in order (None where the chapter has not that item): build,
+    honesty, threads share the work, self-test, stress, in place, hidden vectors, sanitizers,
+    speed."""
+    single_pass = cfg.get("stress", False)
+    it_build = item("build (warnings are errors)", 5)
+    it_honest = item("honesty: your own code in your parts", 0)
+    it_share = item("threads share the work", 0) if cfg.get("cpu") else None
+    it_self = item("self-test battery (inclusive and exclusive)", 10 if single_pass else 15)
+    it_stress = item("stress (races between blocks)", 5) if single_pass else None
+    it_place = None if cfg.get("radix") else item("in place (output = input)", 5)
+    it_hidden = item("hidden vectors (--input/--output, and n > 2^31 in place)", 25,
+                     "after_due_date")
+    it_san = item("sanitizers" + (" (ASan, UBSan)" if cfg.get("cpu") else
+                                  " (memcheck, racecheck, synccheck)"), 10)
+    # the speed is 0 when an output was wrong anywhere, the hidden vectors included, so it is
+    # shown after the due date too (no score a student sees before it depends on hidden runs)
+    it_speed = None if cfg.get("cpu") else item(
+        "speed against " + ("cub::DeviceRadixSort in the same run" if cfg.get("radix") else
+                            "the course's chapter, interleaved in one process"), 25,
+        "after_due_date")
+    if cfg.get("radix"):
+        it_self["name"] = "self-test (sorted, a permutation, stable)"
+        it_hidden["name"] = "hidden vectors (--input/--output)"
+    return (it_build, it_honest, it_share, it_self, it_stress, it_place, it_hidden, it_san,
+            it_speed)
 
 
 def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_place, it_hidden,
@@ -219,8 +244,9 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
 def apply_rules(it_build, it_san, it_speed, it_share, correctness, stubs, reasons, verdict,
                 instructor, gates):
     """The rules across items (items.py's docstring): the stub earns no build or sanitizer
-    points; threads that do not share the work lose the correctness items; a wrong output
-    anywhere takes the sanitizers and the speed; a failed honesty gate takes everything."""
+    points; threads that do not share the work lose the correctness items; a wrong output takes
+    the speed (anywhere) and the sanitizers (in an item shown before the due date: what a student
+    sees then never depends on the hidden runs); a failed honesty gate takes everything."""
     if stubs and it_san["status"] == "graded" and it_san["score"]:
         it_san["score"] = 0.0
         it_san["output"] += (f"\n(not scored: part(s) {', '.join(stubs)} still hold the stub, so "
@@ -241,9 +267,13 @@ def apply_rules(it_build, it_san, it_speed, it_share, correctness, stubs, reason
     wrong = [i for i in correctness if i["status"] in ("graded", "partial") and
              i["score"] < i["max_score"] and "share the work" not in i["output"]]
     for i in [it_san] + ([it_speed] if it_speed else []):
-        if wrong and i["status"] == "graded" and i["score"]:
+        # an item a student sees before the due date depends only on items they see too: the
+        # sanitizers on their own runs and the visible correctness items, never on the hidden
+        # vectors (the speed, which does, is shown after the due date itself)
+        why = [w for w in wrong if i["visibility"] != "visible" or w["visibility"] == "visible"]
+        if why and i["status"] == "graded" and i["score"]:
             i["output"] += (f"\n(scored 0: an output was wrong in "
-                            f"{', '.join(reports.short(w) for w in wrong)})")
+                            f"{', '.join(reports.short(w) for w in why)})")
             i["score"] = 0.0
     if reasons:
         for i in [it_build, it_san] + correctness + ([it_speed] if it_speed else []):
@@ -304,9 +334,14 @@ def grade_class(number, path, out, gpu, env, only):
             return grade(number, os.path.join(path, e), d, gpu, env), None, time.time() - t
         except Exception as exc:  # one broken submission must not stop the class
             return None, exc, time.time() - t
+        finally:
+            # the grader's work folder holds the course's source (solutions) and builds: never
+            # left in the folder an instructor may send to the student
+            shutil.rmtree(os.path.join(d, "work"), ignore_errors=True)
 
     jobs = runs.class_jobs(cfg.get("cpu"), gpu[0])
-    log(f"grading {len(entries)} submissions" + (f", {jobs} at a time" if jobs > 1 else ""))
+    log(f"grading {len(entries)} submission{'' if len(entries) == 1 else 's'}"
+        + (f", {jobs} at a time" if jobs > 1 else ""))
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         for e, (r, exc, seconds) in zip(entries, pool.map(one, entries)):
             if r is None:
@@ -325,6 +360,7 @@ def grade_class(number, path, out, gpu, env, only):
     log(f"grades.csv: {csv_path} ({count} submissions"
         + (f", {len(entries)} regraded" if only else "")
         + f"; {time.time() - begun:.0f} s); gradescope_scores.csv beside it (a row per student)")
+    log(reports.WRITE_UP + " (not in these totals)")
     return 0
 
 

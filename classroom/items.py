@@ -12,8 +12,12 @@ The rules, in one place:
     thread wrote first to 90 % or more of the output (harness_cpu.c) scores 0 in the self-test,
     in place and hidden vectors (45 of 60 points), and is flagged for the instructor;
   - sanitizers 10: each tool scores only when it found nothing and its run's outputs were
-    right, and the item only when every correctness item is full;
-  - speed 25: 0 when any correctness item lost points;
+    right, and the item only when the correctness items shown before the due date (self-test,
+    stress, in place) are full: never from the hidden vectors, which the student sees later;
+  - speed 25: 0 when any correctness item lost points, the hidden vectors included, so it is
+    shown after the due date too;
+  - chapter 01's work sharing is "not judged" (no deduction) when the threads spent too little
+    CPU time to tell who did the work, and a part that still holds its stub is not run;
   - a case this machine could not run (the n > 2^31 vector without the memory) is shown to the
     student and the instructor as "not run here", and its item is marked partial, never ok;
     an item that needs a GPU where there is none is "not graded here", out of 0.
@@ -148,14 +152,17 @@ def last_line_is(out, pattern):
     return bool(lines) and re.match(pattern, lines[-1]) is not None
 
 
+MACHINE_NOTE = re.compile(r"note: more OpenMP threads than logical CPUs")
 FAILURE = re.compile(r"^\s*(FAIL|WRONG)\b|\bwrong\b|FAILED|WRONG|^TODO ")
 
 
 def excerpt(out, n=14):
     """What a failed run printed, for the student: its first lines (what ran), the first
     failure with the lines under it (its header: size, pattern, variant, first wrong element),
-    and its last lines (the count); not a tail that starts mid-stream."""
-    lines = [l for l in out.rstrip().splitlines() if l.strip()]
+    and its last lines (the count); not a tail that starts mid-stream. Notes about the grading
+    machine (chapter 01's "more OpenMP threads than logical CPUs") are left out: the grader
+    chooses the thread counts, and the note says nothing about the student's code."""
+    lines = [l for l in out.rstrip().splitlines() if l.strip() and not MACHINE_NOTE.search(l)]
     if len(lines) <= n:
         return "\n".join(lines)
     first = next((i for i, l in enumerate(lines) if FAILURE.search(l)), None)
@@ -215,7 +222,12 @@ def in_place(cfg, it, h, envs, sb, work_sharing):
     it["score"] = it["max_score"] if ok else 0
     if work_sharing is not None:
         one = [l for out in outputs for l in out.splitlines() if l.startswith("ONE THREAD:")]
-        if one:
+        unjudged = [l for out in outputs for l in out.splitlines() if l.startswith("NOT JUDGED:")]
+        if not one and unjudged:
+            # too little CPU time to tell who did the work: neither passed nor failed
+            work_sharing.update(status_gate=None, output="not judged: " +
+                                unjudged[0][len("NOT JUDGED: "):])
+        elif one:
             work_sharing.update(status_gate="failed", output=one[0][len("ONE THREAD: "):] +
                                 "\nThe threaded variant must share the scan among its threads: "
                                 "the self-test, in place and hidden vectors score 0 (45 of 60 "
@@ -240,8 +252,8 @@ def hidden_file_run(b, cfg, made, sb, k, n, exclusive, in_place_, threads):
     if status != 0:
         said = [l.strip() for l in out.splitlines() if FAILURE.search(l)]
         first = [l.strip() for l in out.splitlines() if "elements wrong; first at" in l]
-        ok, why = False, f"the program exited {status}: " + (said[0] if said else tail(out, 2)) + \
-            (f"; {first[0]}" if first else "")
+        ok, why = False, f"the program exited {status}: " + " ".join(
+            ((said[0] if said else tail(out, 2)) + (f"; {first[0]}" if first else "")).split())
     elif not sb.intact(made.check):
         ok, why = False, "the grader's checker changed while your program ran"
     elif os.path.islink(target) or not os.path.isfile(target):

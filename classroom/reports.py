@@ -6,7 +6,8 @@ output and its tests are the same whether or not there are notes for the instruc
 copies, the sandbox, the default seed); those notes go to the table (the terminal, and
 Gradescope's stdout, which is hidden from students), to extra_data, and to the class CSV.
 Gradescope hides a submission's total from its student while any test is hidden or not yet
-due; here the only such test is the hidden vectors' (after_due_date), for every student alike.
+due; here those are the hidden vectors and the speed (after_due_date), for every student alike,
+and no visible test's score or text depends on them (grade.apply_rules).
 """
 import csv
 import json
@@ -16,6 +17,10 @@ import sys
 import time
 
 from runs import log
+
+
+# Said once to every student (results.json's output), and once per class (not on every row).
+WRITE_UP = "The write-up (15 points in the course's rubric) is graded by hand."
 
 
 def short(it):
@@ -47,7 +52,7 @@ def result(folder, number, items, gates, notes, instructor, verdict, gpu, start,
         lines.append(partial_text(items, gpu))
     lines += [f"not run here: {l[len('not run here: '):]}" for i in items
               for l in i["output"].splitlines() if l.startswith("not run here: ")]
-    lines.append("The write-up (15 points in the course's rubric) is graded by hand.")
+    lines.append(WRITE_UP)
     lines += notes
     if not verdict:
         lost = [short(i) for i in items if i["status"] in ("graded", "partial") and
@@ -187,7 +192,8 @@ def class_row(e, r, meta):
     m = meta.get(e, {"members": [], "created_at": ""})
     joined = lambda k: "; ".join(x.get(k, "") for x in m["members"])
     return ([e, f"{r['score']:g}", f"{extra['max_score']:g}", "yes" if extra["partial"] else "no"] +
-            cells + [extra.get("verdict", ""), " | ".join(r["output"].splitlines()[1:]),
+            cells + [extra.get("verdict", ""), " | ".join(l for l in r["output"].splitlines()[1:]
+                                                          if l != WRITE_UP),
                      " | ".join(extra.get("instructor_notes", [])),
                      " ".join(f"{k}={v:.0%}" for k, v in extra.get("similarity", {}).items()),
                      joined("name"), joined("sid"), joined("email"), m["created_at"]])

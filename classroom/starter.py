@@ -40,7 +40,9 @@ import kit  # noqa: E402
 INSTRUCTOR_ONLY = {"docs/answers.md", "docs/instructor.md", "tests/plant_bugs.sh",
                    # chapter 11's prototype carries chapter 02's warp scan and chapter 07's
                    # look-back whole (docs/experiments/11_scan_proto.md)
-                   "docs/experiments/11_scan_proto.cu"}
+                   "docs/experiments/11_scan_proto.cu",
+                   # its sed patterns are chapter 04's carry kernel, regex-escaped
+                   "docs/experiments/03_05_variants.sh"}
 # The kit's files a students' copy holds, for `make precheck CH=N` (the honesty gate and the
 # build, as the grader runs them).
 PRECHECK = ["classroom/kit.py", "classroom/gate.py", "classroom/compiled.py",
@@ -280,6 +282,8 @@ def assignment_page(work, chapters, radix, left_out, stubbed):
                 continue
             path = os.path.join(top, n)
             rel = os.path.relpath(path, work)
+            if rel.startswith("classroom/") and not rel.startswith(kit.RADIX_DIR + "/"):
+                continue  # precheck's copies as handed out (classroom/reference/): not edited
             for number, line in enumerate(open(path), 1):
                 m = kit.BEGIN.match(line)
                 if m:
@@ -300,8 +304,14 @@ def assignment_page(work, chapters, radix, left_out, stubbed):
                   f"every place they appear: `python3 carry_parts.py ../your-earlier-copy` "
                   f"(`--dry-run` lists what it would change; it never touches a part you have "
                   f"already written here)."]
-    lines += ["", "Check a chapter with `make chapter-N && ./run --self-test` (and, for chapters 06 "
-              "and 07, `./run --stress 200`); `make test` runs every check that needs no GPU, and "
+    given = [(f, n, srcs) for f, n, srcs in kit.assignments()
+             if n in chapters or (radix and n == "radix")]
+    import items  # the chapters as the grader sees them: which have a --stress mode
+    stress = [f"{n:02d}" for _, n, _ in given if items.CHAPTERS.get(n, {}).get("stress")]
+    lines += ["", "Check a chapter with `make chapter-N && ./run --self-test`"
+              + (f" (and, for chapter{'s' if len(stress) > 1 else ''} "
+                 f"{' and '.join(stress)}, `./run --stress 200`)" if stress else "")
+              + "; `make test` runs every check that needs no GPU, and "
               "the GPU ones where there is a GPU. Until a part is written, its chapter's "
               "self-test (and so `make test`) fails with the part's TODO line.", ""]
     lines += RULES.splitlines()
@@ -317,8 +327,10 @@ def assignment_page(work, chapters, radix, left_out, stubbed):
     if left_out:
         lines += ["", f"Left out of this copy, because each carries the code of the chapters "
                   f"before it: {', '.join(left_out)}."]
-    lines += ["", "Hand in the source file of each chapter you were given (for example "
-              "`07_decoupled_lookback/decoupled_lookback.cu`), as your instructor says.", ""]
+    example = next((f"{f}/{srcs[0]}" for f, _, srcs in reversed(given) if srcs), None)
+    lines += ["", "Hand in the source file of each chapter you were given"
+              + (f" (for example `{example}`)" if example else "") + ", as your instructor says.",
+              ""]
     return "\n".join(lines)
 
 

@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """`make gradescope-zip CH=N [OUT=file.zip]`: Gradescope's autograder for chapter N (1-8, radix).
 
-The zip holds the course as git has it (the grader included: the zip is the instructor's, and
-Gradescope does not show it to students), with at its top the two files Gradescope runs,
-setup.sh and run_autograder (from classroom/gradescope/), and grade.env:
+The zip holds what grading needs of the course as git has it: the chapters (their solutions:
+the grader builds the course's own code around a student's parts), common/, tests/, the kit
+and the Makefiles; not docs/ (the answers, the instructor's guide, the notes), bench/, nor
+tests/plant_bugs.sh. At its top are the two files Gradescope runs, setup.sh and run_autograder
+(from classroom/gradescope/), and grade.env:
 
     GRADE_CH=N          the chapter graded
     GRADE_SEED=...      the hidden vectors' seed: $GRADE_SEED when set, else a new random one,
                         printed (keep it: a regrade with the same seed gives the same vectors)
     SMS=...             the GPU architecture setup.sh builds for ($SMS, default 90)
 
+The zip is the instructor's: it holds the solutions and your seed, so it must never reach
+students (Gradescope does not show it to them; run_autograder makes the solutions and grade.env
+unreadable to the user nobody, as whom the students' programs run).
 Default OUT: build/gradescope/chapter-N.zip. Exit status: 0 written; 2 bad arguments.
 """
 import os
@@ -22,6 +27,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import kit  # noqa: E402
 import starter  # noqa: E402
+
+
+# What grading does not need, and an instructor would not hand out: left out of the zip.
+NOT_FOR_GRADING = ("docs/", "bench/")
+
+
+def for_grading(rel):
+    return not rel.startswith(NOT_FOR_GRADING) and rel not in starter.INSTRUCTOR_ONLY
 
 
 def fail(message):
@@ -56,7 +69,7 @@ def main(argv):
         z.writestr(info, data)
 
     with zipfile.ZipFile(tmp, "w") as z:
-        for rel in starter.tracked_files():
+        for rel in filter(for_grading, starter.tracked_files()):
             src = os.path.join(kit.ROOT, rel)
             add(z, rel, open(src, "rb").read(), os.access(src, os.X_OK))
         for name in ("setup.sh", "run_autograder"):

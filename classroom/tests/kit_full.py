@@ -32,7 +32,7 @@ import sys
 
 import kit
 import test_kit
-from test_kit import ROOT, SCAN, check, grade, planted, run, scores, student_view
+from test_kit import ROOT, SCAN, check, gate_of, grade, planted, run, scores, student_view
 
 PLANTS = {
     # each: (what it does, the edits, the items that must lose points)
@@ -145,8 +145,9 @@ def partial_copy(copy):
           re.match(r"^\d+ passed, 0 failed, \d+ skipped$", last) is not None,
           "\n".join(l for l in out.splitlines() if l.startswith("FAIL"))[:1500] or out[-1500:])
     status, out = make_in(copy, "SMS=90", "precheck", "CH=1")
-    check("... and its make precheck CH=1 passes (the gate and the build, in the copy)",
-          status == 0 and "precheck: 0 problems" in out, out[-1200:])
+    check("... and its make precheck CH=1 passes (the gate and the build, in the copy), "
+          "printing nothing of make's own", status == 0 and "precheck: 0 problems" in out and
+          "make[" not in out and "is up to date" not in out, out[-1200:])
 
 
 def grader_plants(tmp, copy):
@@ -169,6 +170,20 @@ def grader_plants(tmp, copy):
               "part holds its stub, and the honesty gate not failed", stub["score"] == 0 and
               "still hold the stub" in build["output"] and
               stub["extra_data"]["honesty"] != "failed", json.dumps(scores(stub)))
+    # a written part that does no work at all: too little CPU time to judge who did it
+    idle = os.path.join(tmp, "plant_idle", "cpu_serial.c")
+    os.makedirs(os.path.dirname(idle), exist_ok=True)
+    open(idle, "w").write(kit.replace_parts(
+        open(os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c")).read(),
+        {"three-steps": "        (void)in; (void)out; (void)exclusive; (void)threads; (void)begin; "
+                        "(void)end;\n"}, "cpu_serial.c"))
+    r = grade(1, idle, os.path.join(tmp, "f_idle"))
+    if r:
+        share = next(t for t in r["tests"] if t["name"].startswith("threads"))
+        check("grade: a part that does nothing scores the build's 5; 'threads share the work' "
+              "is not judged (too little CPU time), never failed", r["score"] == 5 and
+              gate_of(r, "threads") is None and share["output"].startswith("not judged: ") and
+              "share" not in r["extra_data"]["verdict"], json.dumps(r)[:900])
     # a part that ignores the slices' prefixes, graded on one CPU with OMP_NUM_THREADS=1
     path = planted(tmp, "unseeded", [(SCAN, SCAN.replace("prefix[t]);", "0u);"))])
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
@@ -309,6 +324,19 @@ def gradescope_run(tmp):
               "published solution" not in seen and r["stdout_visibility"] == "hidden", seen[:900])
     else:
         check("run_autograder wrote results.json (chapter 01)", False, out[-1200:])
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        # what the students' programs (as nobody) must not read once run_autograder has run
+        secret = [os.path.join(src, p) for p in ("grade.env", "01_cpu_serial/cpu_serial.c",
+                                                   "07_decoupled_lookback/decoupled_lookback.cu")]
+        nobody = pwd.getpwnam("nobody")
+        status, out = run(["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}",
+                           "--clear-groups", "--",
+                           "/bin/sh", "-c", 'for f; do [ -r "$f" ] && echo "readable: $f"; done; '
+                           'true', "sh"] + secret)
+        check("run_autograder: nobody cannot read the solutions nor grade.env (the seed)",
+              status == 0 and "readable" not in out and r is not None and
+              not any("grader's own user" in n for n in r["extra_data"]["instructor_notes"]),
+              out[-600:] + json.dumps(r["extra_data"]["instructor_notes"] if r else None))
     after = {f: os.path.getmtime(os.path.join(src, "build", "common", f)) for f in objects}
     check("make grade (no SMS given) rebuilt nothing and kept the flags of grade-setup",
           after == objects and open(os.path.join(src, "build", "flags.txt")).read() == flags_text

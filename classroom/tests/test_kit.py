@@ -188,6 +188,10 @@ def handouts(tmp):
         bad = leaked(names, texts, plants)
         check(f"make gradescope-zip from {label}: none of them in the zip", status == 0 and
               not bad and "classroom/grade.py" in names, said[-500:] + " " + " ".join(bad[:5]))
+        extra = [n for n in names if n.startswith(("docs/", "bench/")) or n in
+                 starter.INSTRUCTOR_ONLY]
+        check(f"make gradescope-zip from {label}: only what grading needs (no answers, guide, "
+              f"notes, plant_bugs.sh)", status == 0 and not extra, " ".join(extra[:8]))
     manifest = {l.strip() for l in open(os.path.join(ROOT, kit.MANIFEST)) if l.strip()
                 and not l.startswith("#")} | {kit.MANIFEST}
     tracked = kit.git_files()
@@ -215,6 +219,15 @@ def starters(tmp):
     status, out = run([sys.executable, os.path.join(HERE, "check_starter.py"), ROOT])
     check("the leak check finds the solutions in the course itself (it can fail)",
           status == 1 and "LEAK" in out, out[-300:])
+    # a solution line written as a sed regex (backslash-escaped, two lines joined by \n), as
+    # docs/experiments/03_05_variants.sh held chapter 04's: found
+    escaped = "s/    " + re.sub(r"([()\[\]*+.])", r"\\\1", SCAN) + "\\n    \\}/x/"
+    planted_at = os.path.join(copy, "docs", "experiments", "planted_variants.sh")
+    open(planted_at, "w").write(escaped + "\n")
+    status, out = run([sys.executable, os.path.join(HERE, "check_starter.py"), copy])
+    os.remove(planted_at)
+    check("the leak check finds a solution line written regex-escaped in a script",
+          status == 1 and "planted_variants.sh:1" in out, escaped + "\n" + out[-300:])
     status, out = run([sys.executable, os.path.join(kit.KIT, "starter.py"), copy])
     check("make starter refuses a folder that exists", status == 2, out)
     week1 = os.path.join(tmp, "week1")
@@ -235,8 +248,14 @@ def starters(tmp):
     check("ASSIGNMENT.md has the honesty check's rules, make precheck, and chapter 01's "
           "work-sharing rule", "What your parts may use" in assignment and "make precheck CH=N"
           in assignment and "`printf`" in assignment and "not written" in assignment and
-          "share the scan among its threads" in assignment and
-          "`#pragma omp` and `#pragma unroll`" in assignment, assignment[-1500:])
+           "share the scan among its threads" in assignment and
+           "`#pragma omp` and `#pragma unroll`" in assignment, assignment[-1500:])
+    table = [l for l in assignment.splitlines() if l.startswith("| `")]
+    check("week 1's ASSIGNMENT.md names only its own chapters (no --stress of 06 and 07, no "
+          "07_ file to hand in) and lists only the files a student edits (not classroom/)",
+          table and not any("classroom/" in l for l in table) and "06 and 07" not in assignment
+          and "07_decoupled_lookback/decoupled_lookback.cu" not in assignment and "03_block_scan/block_scan.cu" in assignment,
+          "\n".join(table) + assignment[-400:])
     need = starter.PRECHECK + ["classroom/stubs/three-steps.txt",
                                "classroom/reference/01_cpu_serial/cpu_serial.c"]
     check("the copy holds what make precheck needs", all(os.path.isfile(os.path.join(week1, p))
@@ -252,6 +271,55 @@ def starters(tmp):
 SKIP_FIRST = (SCAN, "scan_serial(in + begin + (t > 0), out + begin + (t > 0), end - begin - "
                     "(t > 0 && end > begin), exclusive, prefix[t]);")
 ONE_THREAD = (SCAN, "if (t == 0)\n            scan_serial(in, out, n, exclusive, 0);")
+
+
+def excerpts():
+    """A failed run's excerpt leaves out the grading machine's note on oversubscription."""
+    sys.path.insert(0, kit.KIT)
+    import items  # noqa: E402
+    out = ["CPU: x, 2 logical CPUs, 7 OpenMP threads (no GPU needed)",
+           "note: more OpenMP threads than logical CPUs (oversubscribed): threads take turns"] + \
+        [f"  ok n={k}" for k in range(30)] + ["  FAIL n=31 pattern=random", "self-test FAILED"]
+    text = items.excerpt("\n".join(out))
+    check("a failed run's excerpt shows the failure, not the note on oversubscription",
+          "FAIL n=31" in text and "oversubscribed" not in text, text)
+
+
+def hidden_stays_hidden(tmp):
+    """What a student sees before the due date (results.json's output, the visible tests with
+    their scores, outputs and gates) is the same whether the hidden vectors passed or failed,
+    for chapter 01 and a GPU chapter: no visible item's score or text depends on hidden runs
+    (the erin case of the instructor's review: int indices, wrong only past 2^31)."""
+    sys.path.insert(0, kit.KIT)
+    import grade as grader  # noqa: E402
+    import reports  # noqa: E402
+    for number in (1, 7):
+        seen = []
+        for hidden_right in (True, False):
+            its = grader.chapter_items(grader.CHAPTERS[number])
+            (it_build, it_honest, it_share, it_self, it_stress, it_place, it_hidden, it_san,
+             it_speed) = its
+            for i in its:
+                if i:
+                    i["score"], i["output"] = i["max_score"], "ok"
+            if not hidden_right:
+                it_hidden["score"], it_hidden["output"] = 0.0, "WRONG n = 2147614727, in place"
+            gates = {it_honest["name"]: "passed"}
+            if it_share:
+                it_share["gate"] = "passed"
+            grader.apply_rules(it_build, it_san, it_speed, it_share,
+                               [i for i in (it_self, it_stress, it_place, it_hidden) if i], [], [],
+                               [], [], gates)
+            d = os.path.join(tmp, f"hid_{number}_{hidden_right}")
+            os.makedirs(d)
+            r = reports.result("x", number, [i for i in its if i], gates, [], [], [],
+                               (True, ""), time.time(), True, {}, d)
+            seen.append((r["output"], [(t["name"], t["score"], t["output"], t.get("status"))
+                                       for t in r["tests"] if t["visibility"] == "visible"]))
+        check(f"chapter {number:02d}: what a student sees before the due date is the same whether "
+              f"the hidden vectors passed or failed (the sanitizers score their own runs; the "
+              f"speed is shown after the due date)", seen[0] == seen[1] and
+              r["score"] < r["extra_data"]["max_score"], json.dumps(seen)[:900])
 
 
 def reports_and_class(tmp, course):
@@ -285,7 +353,9 @@ def reports_and_class(tmp, course):
             # chapter) through the chapter's -I folder; refused as text, so nothing is built
             # and no compiler quotes the file's lines to the student
             "submission_6": open(planted(tmp, "include", [(SCAN, '#include "../grade.env"\n'
-                                                                 '        ' + SCAN)])).read()}
+                                                                 '        ' + SCAN)])).read(),
+            "submission_7": kit.replace_parts(course_file, {"three-steps": kit.stub("three-steps")},
+                                              "cpu_serial.c")}
     open(os.path.join(course, "grade.env"), "w").write("GRADE_SEED=13579\n")
     for name, text in subs.items():
         os.makedirs(os.path.join(klass, name))
@@ -325,6 +395,30 @@ def reports_and_class(tmp, course):
               "nowhere in results.json", inc["score"] == 0 and gate_of(inc, "honesty") ==
               "failed" and build["output"].startswith("not built") and
               "13579" not in json.dumps(inc), json.dumps(scores(inc)) + build["output"][:300])
+    stub = result["submission_7"]
+    if stub:
+        share = next(t for t in stub["tests"] if t["name"].startswith("threads"))
+        selftest = next(t for t in stub["tests"] if t["name"].startswith("self-test"))
+        check("grade: the untouched stub is 'not written', 0, never 'threads do not share the "
+              "work' (that gate not judged), and none of its runs is made",
+              stub["score"] == 0 and stub["extra_data"]["verdict"] == "not written: three-steps"
+              and gate_of(stub, "threads") is None and share["output"].startswith("not judged")
+              and selftest["output"].startswith("not run: part(s) three-steps") and
+              not any("share" in n for n in stub["extra_data"]["instructor_notes"]),
+              json.dumps(stub)[:900])
+    import check_starter  # noqa: E402
+    lines = [l for l in check_starter.solution_lines({"three-steps"}) if len(l) >= 20]
+    found = [os.path.relpath(os.path.join(b, n), out) for b, ds, ns in os.walk(out)
+             for n in ds + ns if n == "work"]
+    for b, _, ns in os.walk(out):
+        for n in ns:
+            content = open(os.path.join(b, n), errors="replace").read()
+            found += [f"{os.path.relpath(os.path.join(b, n), out)}: {l}" for l in lines
+                      if l in content]
+    check("grade-class leaves no work/ folder and no line of the solution in the grades folder "
+          "(an instructor may send each student their folder)", lines and not found,
+          "\n".join(found[:6]))
+
     if full:
         valid_results(full, "chapter 01")
         seen = student_view(full)
@@ -341,6 +435,11 @@ def reports_and_class(tmp, course):
               "nothing else (every correctness item all or nothing; no sanitizer points for "
               "wrong outputs)", skip["score"] == 5 and scores(skip)["build"] == 5,
               json.dumps(scores(skip)))
+        hidden = next(t["output"] for t in skip["tests"] if t["name"].startswith("hidden"))
+        wrong = [l for l in hidden.splitlines() if l.startswith("WRONG")]
+        check("grade: a wrong hidden vector's line reads as one sentence (no runs of blanks "
+              "from the program's aligned output)", wrong and not any("  " in l for l in wrong),
+              "\n".join(wrong[:4]))
     if one:
         share = next(t for t in one["tests"] if t["name"].startswith("threads"))
         check("grade: a threaded variant that scans on one thread fails 'threads share the "
@@ -350,10 +449,14 @@ def reports_and_class(tmp, course):
               any("does not share" in n for n in one["extra_data"]["instructor_notes"]),
               json.dumps(scores(one)) + share["output"][:300])
     rows = {r["student"]: r for r in csv.DictReader(open(os.path.join(out, "grades.csv")))}
+    check("the write-up's line is said once for the class (grade-class's summary), not on every "
+          "row of grades.csv; 'grading 7 submissions'", text.count("graded by hand") == 1 and
+          not any("graded by hand" in r.get("notes", "") for r in rows.values()) and
+          "grading 7 submissions" in text, text[-600:])
     upload = list(csv.DictReader(open(os.path.join(out, "gradescope_scores.csv"))))
     want = {"submission_1": "ok", "submission_2": "points lost", "submission_3": "threads do not",
             "submission_4": "markers broken", "submission_5": "file missing",
-            "submission_6": "honesty"}
+            "submission_6": "honesty", "submission_7": "not written"}
     check("grades.csv: a row per submission with a status that says why; gradescope_scores.csv: "
           "a row per student, a group's members each on their own with the group's score",
           all(rows.get(k, {}).get("status", "").startswith(v) for k, v in want.items()) and
@@ -408,8 +511,10 @@ def main(argv):
               status == 0, "\n".join(l for l in out.splitlines() if not l.startswith("ok"))[-2000:])
         print("     " + out.strip().splitlines()[-1])
         section("the gate's corpus")
+        excerpts()
+        hidden_stays_hidden(tmp)
         reports_and_class(tmp, course)
-        section("the grader, a class of five")
+        section("the grader, a class of seven")
         if full:
             sys.modules.setdefault("test_kit", sys.modules[__name__])
             import kit_full  # noqa: E402
