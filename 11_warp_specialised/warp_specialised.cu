@@ -144,7 +144,11 @@
    with each on, to find where it loses to its prototype (11_scan_proto.cu, mode landing).
    GAP_NO_PROXY_FENCE (no fence.proxy.async), GAP_LOOKAHEAD_PER_LANE (the prototype's look-ahead re-read loop), GAP_SLOT_ALL_LANES
    (every lane of the prefix warp reads its slot: the racy first version), GAP_COUNTER_APART
-   (the descriptors 128 bytes past the draw counter, as the prototype's separate allocations). */
+   (the descriptors 128 bytes past the draw counter, as the prototype's separate allocations),
+   GAP_PUBLISH_AFTER_SLOT (the reducer publishes the aggregate after its slot wait, with the slot,
+   as the prototype does), GAP_FULL_GRID (the grid is one block per SM even when there are fewer
+   tiles), GAP_STATE_IN_RING (the barriers and slots in dynamic shared memory after the ring, as
+   the prototype keeps its stage barriers, instead of a static __shared__ struct). */
 #ifndef CROSSOVER_ITEMS
 /** The `crossover` variant runs chapter 08's kernel below this n, the pipeline from it on.
     Measured on the H200 on 2026-12-03 (docs/experiments/runs_2026-12-03/11_chapter_h200_run1,
@@ -170,6 +174,13 @@
 #define TILE_BYTES (TILE_ITEMS * 4)
 /** Dynamic shared memory of a pipeline block: the stages. */
 #define RING_BYTES ((size_t)RING_STAGES * TILE_BYTES)
+#ifdef GAP_STATE_IN_RING
+/** Dynamic shared memory of a block: the ring, then its pipeline_shared (11_gap_h200.sh only). */
+#define PIPELINE_DYNAMIC_BYTES (RING_BYTES + 1024)
+#else
+/** Dynamic shared memory of a block: the ring. */
+#define PIPELINE_DYNAMIC_BYTES RING_BYTES
+#endif
 /** Arrivals that free a stage: every thread of the group that copies it out (128) and every
     thread of the reducer (32). Each thread arrives for its own reads, after its own proxy fence:
     an arrival releases only the arriving thread's accesses, and one lane arriving for its warp
@@ -1110,6 +1121,9 @@ typedef struct pipeline_shared {
     uint32_t warp_total[CONSUMER_GROUPS][GROUP_WARPS]; /**< each warp's part of a group's tile */
     uint32_t group_prefix[CONSUMER_GROUPS];            /**< a group's tile's exclusive prefix */
 } pipeline_shared;
+#ifdef GAP_STATE_IN_RING
+static_assert(sizeof(pipeline_shared) <= 1024, "PIPELINE_DYNAMIC_BYTES leaves 1024 bytes for it");
+#endif
 
 /**
  * \brief Initialise every barrier (one thread, before the block's only `__syncthreads()`).
@@ -1235,12 +1249,18 @@ __device__ __forceinline__ void reduce_tiles(const int32_t *in, size_t n,
                                      (size_t)tile * TILE_ITEMS);
             fence_proxy_async_shared(); /* these reads, before the next copy into the stage */
             mbarrier_arrive(&sh->empty[s]); /* every lane: 32 of the EMPTY_ARRIVALS */
+#ifndef GAP_PUBLISH_AFTER_SLOT
             if (lane == 0)
                 publish_aggregate(descriptors, tile, aggregate); /* at once */
+#endif
         }
         if (k >= SLOTS)
             wait_phase(&sh->slot_free[r], (k / SLOTS - 1) & 1u, "slot_free", r);
         if (lane == 0) {
+#ifdef GAP_PUBLISH_AFTER_SLOT /* the prototype's order, for docs/experiments/11_gap_h200.sh */
+            if (tile != NO_TILE)
+                publish_aggregate(descriptors, tile, aggregate);
+#endif
             sh->slot_tile[r] = tile;
             sh->slot_aggregate[r] = aggregate;
             mbarrier_arrive(&sh->aggregate_ready[r]); /* releases the two words above */
@@ -1397,19 +1417,24 @@ __global__ void __launch_bounds__(PIPELINE_THREADS, BLOCKS_PER_SM)
        alignment of an extern __shared__ array holds for every kernel of the file: chapter 08's
        static 16 416 bytes become 16 512 (its SASS is unchanged, and 13 blocks still fit an SM) */
     extern __shared__ __align__(128) unsigned char stages[];
+#ifdef GAP_STATE_IN_RING /* docs/experiments/11_gap_h200.sh only: the prototype's place */
+    pipeline_shared *const shp = (pipeline_shared *)(stages + RING_BYTES);
+#else
     __shared__ pipeline_shared sh;
+    pipeline_shared *const shp = &sh;
+#endif
     const unsigned warp = threadIdx.x / WARP_THREADS;
     if (threadIdx.x == 0)
-        init_barriers(&sh);
+        init_barriers(shp);
     __syncthreads(); /* the barriers are initialised before any role uses them */
     if (warp < PRODUCER_WARP)
-        scan_tiles(in, out, n, exclusive, &sh, stages, warp / GROUP_WARPS);
+        scan_tiles(in, out, n, exclusive, shp, stages, warp / GROUP_WARPS);
     else if (warp == PRODUCER_WARP && threadIdx.x % WARP_THREADS == 0)
-        produce_tiles(in, n, counter, &sh, stages);
+        produce_tiles(in, n, counter, shp, stages);
     else if (warp == REDUCER_WARP)
-        reduce_tiles(in, n, descriptors, &sh, stages);
+        reduce_tiles(in, n, descriptors, shp, stages);
     else if (warp == PREFIX_WARP)
-        find_prefixes(descriptors, &sh);
+        find_prefixes(descriptors, shp);
 #elif defined(__CUDA_ARCH__)
     __trap(); /* never launched below compute capability 9.0 */
 #endif
@@ -1594,15 +1619,16 @@ static pipeline_setup pipeline_here(void)
                  major, minor);
     else if (attributes.ptxVersion < 90)
         snprintf(why, sizeof why, "this build has no code for compute capability 9.0 or later");
-    else if (attributes.sharedSizeBytes + RING_BYTES > (size_t)optin)
+    else if (attributes.sharedSizeBytes + PIPELINE_DYNAMIC_BYTES > (size_t)optin)
         snprintf(why, sizeof why, "the ring (%zu bytes of shared memory) does not fit a block (%d)",
-                 attributes.sharedSizeBytes + RING_BYTES, optin);
+                 attributes.sharedSizeBytes + PIPELINE_DYNAMIC_BYTES, optin);
     if (why[0] == '\0') {
         CUDA_CHECK(cudaFuncSetAttribute(warp_specialised_kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)RING_BYTES));
+                                        (int)PIPELINE_DYNAMIC_BYTES));
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, warp_specialised_kernel,
-                                                                 PIPELINE_THREADS, RING_BYTES));
+                                                                 PIPELINE_THREADS,
+                                                                 PIPELINE_DYNAMIC_BYTES));
         if (per_sm < 1)
             snprintf(why, sizeof why, "not one block of the pipeline fits an SM");
     }
@@ -1657,8 +1683,12 @@ static void warp_specialised_scan_async(const int32_t *d_in, int32_t *d_out, siz
     CUDA_CHECK(cudaMemsetAsync(d_temp, 0, pipeline_scratch_bytes(n), stream));
     unsigned *d_counter = (unsigned *)d_temp;
     unsigned long long *d_descriptors = (unsigned long long *)d_temp + COUNTER_WORDS;
+#ifdef GAP_FULL_GRID /* the prototype's grid, for docs/experiments/11_gap_h200.sh only */
+    const unsigned grid = setup.grid;
+#else
     const unsigned grid = tiles < setup.grid ? (unsigned)tiles : setup.grid;
-    warp_specialised_kernel<<<grid, PIPELINE_THREADS, RING_BYTES, stream>>>(
+#endif
+    warp_specialised_kernel<<<grid, PIPELINE_THREADS, PIPELINE_DYNAMIC_BYTES, stream>>>(
         d_in, d_out, n, exclusive, d_counter, d_descriptors);
     CUDA_CHECK_LAUNCH();
 }
