@@ -142,10 +142,13 @@
 #endif
 /* Experiment switches, all off in the chapter: docs/experiments/11_gap_h200.sh builds the chapter
    with each on, to find where it loses to its prototype (11_scan_proto.cu, mode landing).
-   GAP_NO_PROXY_FENCE (no fence.proxy.async), GAP_QUIET_WATCHDOG (the watchdogs trap without
-   printf), GAP_LOOKAHEAD_PER_LANE (the prototype's look-ahead re-read loop), GAP_SLOT_ALL_LANES
+   GAP_NO_PROXY_FENCE (no fence.proxy.async), GAP_LOOKAHEAD_PER_LANE (the prototype's look-ahead re-read loop), GAP_SLOT_ALL_LANES
    (every lane of the prefix warp reads its slot: the racy first version), GAP_COUNTER_APART
-   (the descriptors 128 bytes past the draw counter, as the prototype's separate allocations). */
+   (the descriptors 128 bytes past the draw counter, as the prototype's separate allocations),
+   GAP_PUBLISH_AFTER_SLOT (the reducer publishes the aggregate after its slot wait, with the slot,
+   as the prototype does), GAP_FULL_GRID (the grid is one block per SM even when there are fewer
+   tiles), GAP_STATE_IN_RING (the barriers and slots in dynamic shared memory after the ring, as
+   the prototype keeps its stage barriers, instead of a static __shared__ struct). */
 #ifndef CROSSOVER_ITEMS
 /** The `crossover` variant runs chapter 08's kernel below this n, the pipeline from it on.
     Measured on the H200 on 2026-12-03 (docs/experiments/runs_2026-12-03/11_chapter_h200_run1,
@@ -171,6 +174,13 @@
 #define TILE_BYTES (TILE_ITEMS * 4)
 /** Dynamic shared memory of a pipeline block: the stages. */
 #define RING_BYTES ((size_t)RING_STAGES * TILE_BYTES)
+#ifdef GAP_STATE_IN_RING
+/** Dynamic shared memory of a block: the ring, then its pipeline_shared (11_gap_h200.sh only). */
+#define PIPELINE_DYNAMIC_BYTES (RING_BYTES + 1024)
+#else
+/** Dynamic shared memory of a block: the ring. */
+#define PIPELINE_DYNAMIC_BYTES RING_BYTES
+#endif
 /** Arrivals that free a stage: every thread of the group that copies it out (128) and every
     thread of the reducer (32). Each thread arrives for its own reads, after its own proxy fence:
     an arrival releases only the arriving thread's accesses, and one lane arriving for its warp
@@ -293,11 +303,7 @@ __device__ void watchdog(unsigned *spins, unsigned long long *since, unsigned lo
     if (*since == 0) {
         *since = now;
     } else if (now - *since > WATCHDOG_NS) {
-#ifdef GAP_QUIET_WATCHDOG
-        if (0)
-#else
         if (threadIdx.x % WARP_THREADS == 0) /* one line per waiting warp, not 32 */
-#endif
             printf("watchdog: tile %llu waited %.1f s for tile %lld or one before it, which "
                    "never published its descriptor: stopping the kernel\n",
                    tile, (double)(now - *since) * 1e-9, waiting);
@@ -690,6 +696,31 @@ __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM)
 /* with `.acquire` and `cp.async.bulk` need it. Below, the launcher runs chapter 08's kernel. */
 /* ------------------------------------------------------------------------------------------ */
 
+/**
+ * What the pipeline's watchdog saw: the first wait of a launch that ran out of time writes it
+ * into pinned host memory that the GPU writes through (mapped), then stops the kernel; the host
+ * prints it when the program exits on the CUDA error the trap causes (print_stall_report()).
+ * Chapters 06-08's watchdog() prints from the kernel instead; here `printf` in the hot loops
+ * cost a point of memcpy (its argument buffer is a stack frame; docs/experiments/
+ * 11_warp_specialised.md, the gap table), so the kernel only stores a few words.
+ */
+typedef struct stall_report {
+    unsigned long long waited_ns; /**< how long the wait had lasted */
+    unsigned long long tile;      /**< the look-ahead's tile (barrier[0] == 0) */
+    long long waiting_for;        /**< the nearest tile whose descriptor never came */
+    unsigned block;               /**< the waiting block */
+    unsigned warp;                /**< the waiting warp */
+    unsigned index;               /**< the barrier's stage or slot */
+    unsigned parity;              /**< the parity of the phase waited for */
+    char barrier[16];             /**< the barrier's name; empty for the look-ahead */
+    unsigned written;             /**< 1 once the fields above are written */
+} stall_report;
+
+/** Where the GPU writes the report (the device address of the host's copy; NULL: nowhere). */
+__device__ stall_report *stall_note;
+/** 0 until one waiter claims the report: the first to run out of time writes it. */
+__device__ unsigned stall_claimed;
+
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 
 /* One PTX instruction per wrapper. The sections are those of the PTX ISA copies that
@@ -785,46 +816,84 @@ __device__ __forceinline__ void group_barrier(unsigned g)
 }
 
 /**
- * \brief Wait for the phase of parity `parity` of a barrier; after WATCHDOG_NS, print who waited
- *        for what and stop the kernel (exit 3), as watchdog() does for a descriptor.
+ * \brief The pipeline's watchdog clock: every WATCHDOG_SPINS calls, look at the GPU's clock; 1
+ *        once the wait that began at the first look has lasted WATCHDOG_NS.
+ * \param spins this wait's spin count so far (updated)
+ * \param since when this wait began, in ns of %globaltimer (0 until the first look)
+ * \param now   receives the clock when it answers 1
+ */
+__device__ __forceinline__ int out_of_time(unsigned *spins, unsigned long long *since,
+                                           unsigned long long *now)
+{
+    if (++*spins % WATCHDOG_SPINS != 0)
+        return 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(*now));
+    if (*since == 0)
+        *since = *now;
+    return *now - *since > WATCHDOG_NS;
+}
+
+/**
+ * \brief A wait ran out of time: the first waiter to get here writes what it waited for into
+ *        the host's report (stall_report), then stops the kernel (exit 3); the others return
+ *        and keep waiting until that trap ends the kernel.
+ *
+ * A correct pipeline never gets here. The report's words are written before a system-scope
+ * fence, and `written` after it, so the host never reads a report that is half written; the
+ * fence, before the trap, is also what we count on for the words to reach host memory before
+ * the trap ends the kernel (a *hypothesis* until a run shows the line: the plant
+ * empty_count_plus_one_11 of tests/plant_bugs.sh trips it). No `printf`: cold code only.
+ * \param waited  ns waited so far
+ * \param barrier the barrier's name, or "" for the look-ahead's wait for a descriptor
+ * \param index   the barrier's stage or slot (0 for the look-ahead)
+ * \param parity  the parity waited for (0 for the look-ahead)
+ * \param tile    the look-ahead's tile (0 for a barrier)
+ * \param waiting_for the look-ahead's nearest missing tile (0 for a barrier)
+ */
+__device__ __noinline__ void stall(unsigned long long waited, const char *barrier, unsigned index,
+                      unsigned parity, unsigned long long tile, long long waiting_for)
+{
+    stall_report *r = stall_note;
+    if (r == NULL || atomicCAS(&stall_claimed, 0u, 1u) != 0u) {
+        if (r == NULL)
+            __trap(); /* nowhere to report: stop at once */
+        return;       /* another waiter reports; its trap ends the kernel */
+    }
+    r->waited_ns = waited;
+    r->tile = tile;
+    r->waiting_for = waiting_for;
+    r->block = blockIdx.x;
+    r->warp = threadIdx.x / WARP_THREADS;
+    r->index = index;
+    r->parity = parity;
+    for (unsigned c = 0; c < sizeof r->barrier; ++c)
+        r->barrier[c] = c + 1 < sizeof r->barrier && barrier[c] ? barrier[c] : '\0';
+    __threadfence_system();
+    *(volatile unsigned *)&r->written = 1u;
+    __threadfence_system();
+    __trap();
+}
+
+/**
+ * \brief Wait for the phase of parity `parity` of a barrier; after WATCHDOG_NS, report who
+ *        waited for what and stop the kernel (exit 3): stall().
  *
  * A correct pipeline never trips it. A phase bug would otherwise hang the GPU: an arrival count
  * that the arrivers never reach, a group that is never told there is no more work, a parity off
  * by one. `try_wait` may suspend the thread for a while (PTX ISA), so the loop spins seldom.
  * \param bar     the barrier
  * \param parity  the parity of the phase waited for: (waits of this role on `bar` before) & 1
- * \param barrier the barrier's name, for the message
+ * \param barrier the barrier's name, for the report
  * \param index   its stage or slot
  */
-__device__ void wait_phase(uint64_t *bar, unsigned parity, const char *barrier, unsigned index)
+__device__ __forceinline__ void wait_phase(uint64_t *bar, unsigned parity, const char *barrier,
+                                           unsigned index)
 {
     unsigned spins = 0;
-    unsigned long long since = 0;
-    while (!mbarrier_try_wait_parity(bar, parity)) {
-        if (++spins % WATCHDOG_SPINS != 0)
-            continue;
-        unsigned long long now;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        if (since == 0) {
-            since = now;
-        } else if (now - since > WATCHDOG_NS) {
-            const unsigned warp = threadIdx.x / WARP_THREADS;
-#ifdef GAP_QUIET_WATCHDOG
-            if (0)
-#else
-            if (threadIdx.x % WARP_THREADS == 0) /* one line per waiting warp, not 32 */
-#endif
-                printf("watchdog: block %u, warp %u (%s) waited %.1f s for %s[%u] to complete its "
-                       "phase of parity %u: stopping the kernel\n",
-                       blockIdx.x, warp,
-                       warp < PRODUCER_WARP    ? "a consumer group"
-                       : warp == PRODUCER_WARP ? "the producer"
-                       : warp == REDUCER_WARP  ? "the reducer"
-                                               : "the prefix warp",
-                       (double)(now - since) * 1e-9, barrier, index, parity);
-            __trap();
-        }
-    }
+    unsigned long long since = 0, now;
+    while (!mbarrier_try_wait_parity(bar, parity))
+        if (out_of_time(&spins, &since, &now))
+            stall(now - since, barrier, index, parity, 0, 0);
 }
 
 /**
@@ -862,10 +931,11 @@ __device__ __forceinline__ uint32_t look_ahead(const unsigned long long *descrip
         for (int j = 0; j < LOOKAHEAD_LOADS; ++j) {
             const long long i = base + j * WARP_THREADS + lane;
             unsigned spins = 0;
-            unsigned long long since = 0;
+            unsigned long long since = 0, now;
 #ifdef GAP_LOOKAHEAD_PER_LANE /* the prototype's loop: each lane re-reads its own word */
             while ((unsigned)(word[j] >> 32) == TILE_INVALID) {
-                watchdog(&spins, &since, tile, i);
+                if (out_of_time(&spins, &since, &now))
+                    stall(now - since, "", 0, 0, tile, i);
                 word[j] = load_descriptor(&descriptors[i]);
             }
 #endif
@@ -874,7 +944,9 @@ __device__ __forceinline__ uint32_t look_ahead(const unsigned long long *descrip
                     __ballot_sync(FULL_MASK, (unsigned)(word[j] >> 32) == TILE_INVALID);
                 if (invalid == 0)
                     break;
-                watchdog(&spins, &since, tile, base + j * WARP_THREADS + __ffs(invalid) - 1);
+                if (out_of_time(&spins, &since, &now))
+                    stall(now - since, "", 0, 0, tile,
+                          base + j * WARP_THREADS + __ffs(invalid) - 1);
                 if (invalid >> lane & 1u)
                     word[j] = load_descriptor(&descriptors[i]);
             }
@@ -1049,6 +1121,9 @@ typedef struct pipeline_shared {
     uint32_t warp_total[CONSUMER_GROUPS][GROUP_WARPS]; /**< each warp's part of a group's tile */
     uint32_t group_prefix[CONSUMER_GROUPS];            /**< a group's tile's exclusive prefix */
 } pipeline_shared;
+#ifdef GAP_STATE_IN_RING
+static_assert(sizeof(pipeline_shared) <= 1024, "PIPELINE_DYNAMIC_BYTES leaves 1024 bytes for it");
+#endif
 
 /**
  * \brief Initialise every barrier (one thread, before the block's only `__syncthreads()`).
@@ -1174,12 +1249,18 @@ __device__ __forceinline__ void reduce_tiles(const int32_t *in, size_t n,
                                      (size_t)tile * TILE_ITEMS);
             fence_proxy_async_shared(); /* these reads, before the next copy into the stage */
             mbarrier_arrive(&sh->empty[s]); /* every lane: 32 of the EMPTY_ARRIVALS */
+#ifndef GAP_PUBLISH_AFTER_SLOT
             if (lane == 0)
                 publish_aggregate(descriptors, tile, aggregate); /* at once */
+#endif
         }
         if (k >= SLOTS)
             wait_phase(&sh->slot_free[r], (k / SLOTS - 1) & 1u, "slot_free", r);
         if (lane == 0) {
+#ifdef GAP_PUBLISH_AFTER_SLOT /* the prototype's order, for docs/experiments/11_gap_h200.sh */
+            if (tile != NO_TILE)
+                publish_aggregate(descriptors, tile, aggregate);
+#endif
             sh->slot_tile[r] = tile;
             sh->slot_aggregate[r] = aggregate;
             mbarrier_arrive(&sh->aggregate_ready[r]); /* releases the two words above */
@@ -1336,19 +1417,24 @@ __global__ void __launch_bounds__(PIPELINE_THREADS, BLOCKS_PER_SM)
        alignment of an extern __shared__ array holds for every kernel of the file: chapter 08's
        static 16 416 bytes become 16 512 (its SASS is unchanged, and 13 blocks still fit an SM) */
     extern __shared__ __align__(128) unsigned char stages[];
+#ifdef GAP_STATE_IN_RING /* docs/experiments/11_gap_h200.sh only: the prototype's place */
+    pipeline_shared *const shp = (pipeline_shared *)(stages + RING_BYTES);
+#else
     __shared__ pipeline_shared sh;
+    pipeline_shared *const shp = &sh;
+#endif
     const unsigned warp = threadIdx.x / WARP_THREADS;
     if (threadIdx.x == 0)
-        init_barriers(&sh);
+        init_barriers(shp);
     __syncthreads(); /* the barriers are initialised before any role uses them */
     if (warp < PRODUCER_WARP)
-        scan_tiles(in, out, n, exclusive, &sh, stages, warp / GROUP_WARPS);
+        scan_tiles(in, out, n, exclusive, shp, stages, warp / GROUP_WARPS);
     else if (warp == PRODUCER_WARP && threadIdx.x % WARP_THREADS == 0)
-        produce_tiles(in, n, counter, &sh, stages);
+        produce_tiles(in, n, counter, shp, stages);
     else if (warp == REDUCER_WARP)
-        reduce_tiles(in, n, descriptors, &sh, stages);
+        reduce_tiles(in, n, descriptors, shp, stages);
     else if (warp == PREFIX_WARP)
-        find_prefixes(descriptors, &sh);
+        find_prefixes(descriptors, shp);
 #elif defined(__CUDA_ARCH__)
     __trap(); /* never launched below compute capability 9.0 */
 #endif
@@ -1445,6 +1531,56 @@ static size_t warp_specialised_scratch_bytes(size_t n)
     return pipeline > lookback ? pipeline : lookback;
 }
 
+/** The host's copy of the pipeline's stall_report (pinned and mapped; NULL until set up). */
+static volatile stall_report *stall_host = NULL;
+
+/** At exit: if a watchdog of the pipeline wrote its report before its trap, print it. The trap
+    itself surfaces as a CUDA error at the host's next call, whose check prints it and exits 3;
+    this runs then (atexit), after that line. */
+static void print_stall_report(void)
+{
+    const volatile stall_report *r = stall_host;
+    if (r == NULL || !r->written)
+        return;
+    const unsigned w = r->warp;
+    const char *role = w < PRODUCER_WARP    ? "a consumer group"
+                       : w == PRODUCER_WARP ? "the producer"
+                       : w == REDUCER_WARP  ? "the reducer"
+                                            : "the prefix warp";
+    char barrier[sizeof r->barrier];
+    for (size_t c = 0; c < sizeof barrier; ++c)
+        barrier[c] = r->barrier[c];
+    barrier[sizeof barrier - 1] = '\0';
+    if (barrier[0])
+        fprintf(stderr, "watchdog: block %u, warp %u (%s) waited %.1f s for %s[%u] to complete "
+                        "its phase of parity %u: the kernel was stopped\n",
+                r->block, w, role, (double)r->waited_ns * 1e-9, barrier, r->index, r->parity);
+    else
+        fprintf(stderr, "watchdog: block %u, warp %u (%s): tile %llu waited %.1f s for tile %lld "
+                        "or one before it, which never published its aggregate: the kernel was "
+                        "stopped\n",
+                r->block, w, role, (unsigned long long)r->tile, (double)r->waited_ns * 1e-9,
+                (long long)r->waiting_for);
+}
+
+/** Give the pipeline's watchdog somewhere to report: a stall_report in host memory of our own,
+    page-locked and mapped so that the GPU writes through to it (it stays readable after a trap,
+    when device memory no longer is, and after the CUDA runtime's own clean-up at exit, which
+    may unregister it but does not free it), its device address in stall_note, and
+    print_stall_report() at exit. */
+static void set_up_stall_report(void)
+{
+    stall_report *host = (stall_report *)aligned_alloc(4096, 4096), *device;
+    if (host == NULL)
+        cuda_fail(cudaErrorMemoryAllocation, "the watchdog's report", __FILE__, __LINE__);
+    memset(host, 0, 4096);
+    CUDA_CHECK(cudaHostRegister(host, 4096, cudaHostRegisterMapped));
+    CUDA_CHECK(cudaHostGetDevicePointer((void **)&device, host, 0));
+    CUDA_CHECK(cudaMemcpyToSymbol(stall_note, &device, sizeof device));
+    stall_host = host;
+    atexit(print_stall_report);
+}
+
 /** What the launcher learns about the GPU on its first call, once: no timed call pays for it. */
 typedef struct pipeline_setup {
     int known;     /**< 1 once filled in */
@@ -1483,15 +1619,16 @@ static pipeline_setup pipeline_here(void)
                  major, minor);
     else if (attributes.ptxVersion < 90)
         snprintf(why, sizeof why, "this build has no code for compute capability 9.0 or later");
-    else if (attributes.sharedSizeBytes + RING_BYTES > (size_t)optin)
+    else if (attributes.sharedSizeBytes + PIPELINE_DYNAMIC_BYTES > (size_t)optin)
         snprintf(why, sizeof why, "the ring (%zu bytes of shared memory) does not fit a block (%d)",
-                 attributes.sharedSizeBytes + RING_BYTES, optin);
+                 attributes.sharedSizeBytes + PIPELINE_DYNAMIC_BYTES, optin);
     if (why[0] == '\0') {
         CUDA_CHECK(cudaFuncSetAttribute(warp_specialised_kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)RING_BYTES));
+                                        (int)PIPELINE_DYNAMIC_BYTES));
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, warp_specialised_kernel,
-                                                                 PIPELINE_THREADS, RING_BYTES));
+                                                                 PIPELINE_THREADS,
+                                                                 PIPELINE_DYNAMIC_BYTES));
         if (per_sm < 1)
             snprintf(why, sizeof why, "not one block of the pipeline fits an SM");
     }
@@ -1501,6 +1638,7 @@ static pipeline_setup pipeline_here(void)
         return setup;
     }
     setup.runs = 1;
+    set_up_stall_report();
     setup.grid = (unsigned)sms * (unsigned)(per_sm < BLOCKS_PER_SM ? per_sm : BLOCKS_PER_SM);
     if (MAX_PIPELINE_BLOCKS > 0 && setup.grid > (unsigned)MAX_PIPELINE_BLOCKS)
         setup.grid = (unsigned)MAX_PIPELINE_BLOCKS;
@@ -1545,8 +1683,12 @@ static void warp_specialised_scan_async(const int32_t *d_in, int32_t *d_out, siz
     CUDA_CHECK(cudaMemsetAsync(d_temp, 0, pipeline_scratch_bytes(n), stream));
     unsigned *d_counter = (unsigned *)d_temp;
     unsigned long long *d_descriptors = (unsigned long long *)d_temp + COUNTER_WORDS;
+#ifdef GAP_FULL_GRID /* the prototype's grid, for docs/experiments/11_gap_h200.sh only */
+    const unsigned grid = setup.grid;
+#else
     const unsigned grid = tiles < setup.grid ? (unsigned)tiles : setup.grid;
-    warp_specialised_kernel<<<grid, PIPELINE_THREADS, RING_BYTES, stream>>>(
+#endif
+    warp_specialised_kernel<<<grid, PIPELINE_THREADS, PIPELINE_DYNAMIC_BYTES, stream>>>(
         d_in, d_out, n, exclusive, d_counter, d_descriptors);
     CUDA_CHECK_LAUNCH();
 }
