@@ -422,9 +422,10 @@ __device__ uint32_t look_back(unsigned long long *descriptors, unsigned tile, ui
  *
  * Warp w copies the w-th WARP_VECTORS vectors of the tile, striped: instruction v of the warp
  * reads 512 consecutive bytes, one 16-byte vector per lane. While the copies fly the thread holds
- * no registers for them: that is what lets 13 blocks of 16 KB tiles (208 KB per SM) wait on
- * memory at once. (`cp.async` needs compute capability 8.0; on Turing the copy goes through
- * registers.) A tile cut short by the end of the array is copied element by element, with 0 (the
+ * no registers for them. (The 13 blocks of 16 KB tiles per SM come from the tile's place in shared
+ * memory and the register budget; `cp.async` itself was measured worth about a point of memcpy,
+ * the notes' step tables.) `cp.async` needs compute capability 8.0; on Turing the copy goes
+ * through registers. A tile cut short by the end of the array is copied element by element, with 0 (the
  * identity of the sum) past the end.
  * \param in         input, 16-byte aligned
  * \param n          element count
@@ -463,11 +464,11 @@ __device__ __forceinline__ void load_tile_async(const int32_t *in, size_t n, siz
  * \brief Ask L2 to fetch the input of the tile PREFETCH_TILES ahead of this one: each thread
  *        names one or more 128-byte lines, and moves on at once.
  *
- * `prefetch.global.L2` holds no register, no shared memory and no place in the block's wait: the
- * bytes travel from DRAM while this block scans and looks back. When that tile's block starts,
- * its `cp.async` finds the tile in L2, so its copy is shorter, and so are the waits of the tiles
- * after it. A prefetch is only a hint: it changes no result, and lines past the end of the input
- * are not named.
+ * `prefetch.global.L2` holds no register and no shared memory, and the block does not wait for it:
+ * the bytes travel from DRAM while this block scans and looks back. The intent (it fits the
+ * measured gain, but L2 hit rates were not measured): when that tile's block starts, its
+ * `cp.async` finds the tile in L2, so its copy is shorter. A prefetch is only a hint: it changes
+ * no result, and lines past the end of the input are not named.
  * \param in         input
  * \param n          element count
  * \param tile_first index of this tile's first element
