@@ -175,8 +175,8 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
                       list(made.vector.values())[:1], gpu[0] and not cfg.get("cpu"))
     if sb.note:
         instructor.append(sb.note)
-    envs = ([(f"OMP_NUM_THREADS={k}", omp_env(k, GRADE_SEED=str(seed))) for k in CPU_THREADS]
-            if cfg.get("cpu") else [("", dict(os.environ, GRADE_SEED=str(seed)))])
+    envs = ([(f"OMP_NUM_THREADS={k}", omp_env(k)) for k in CPU_THREADS]
+            if cfg.get("cpu") else [("", dict(os.environ))])
     battery = items.battery_args()
     share = {} if it_share else None
     with concurrent.futures.ThreadPoolExecutor(runs.jobs(cfg.get("cpu"))) as pool:
@@ -186,7 +186,7 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
                                              (["-n", str(runs.max_n())] if runs.max_n() else []),
                                              envs, r"^stress test passed", sb)
         f_place = it_place and pool.submit(items.in_place, cfg, it_place, made.harness, envs, sb,
-                                           share)
+                                           seed, share)
         collect_hidden = items.hidden(b, cfg, it_hidden, made, sb, pool)
         collect_san = items.sanitizers(b, cfg, it_san, env, made, sb, pool)
         ok, it_self["output"] = f_self.result()
@@ -203,6 +203,7 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
         it_share["gate"] = share.get("status_gate")
     if it_speed and it_speed["status"] == "graded":
         items.speed(b, cfg, it_speed, made, sb, seed, seed_set)
+    sb.close()
     if sb.tampered:
         reasons.append("the grader's own files changed while your programs ran ("
                        + ", ".join(os.path.relpath(t, ROOT) if t.startswith(ROOT) else t
@@ -360,6 +361,7 @@ def default_class_out(number):
 
 
 def main(argv):
+    runs.grade_seed()  # read now, and out of the environment of all that the grader starts
     if argv[:1] == ["setup"] and len(argv) == 2:
         return setup(parse_number(argv[1]))
     if len(argv) < 3 or argv[0] not in ("one", "class"):

@@ -11,14 +11,16 @@ The hidden vectors need no hash: the checker makes each vector again as it reads
 """
 import contextlib
 import fcntl
+import grp
 import hashlib
 import os
 import pwd
 import re
+import secrets
 import shutil
-import subprocess
 import threading
 
+import compiled
 import kit
 
 ROOT = kit.ROOT
@@ -34,17 +36,11 @@ def log(msg):
     print(msg, flush=True)
 
 
-def run(cmd, cwd=None, timeout=TIMEOUT, env=None):
-    """Run a command; return (exit status, combined output). A timeout is status 124."""
-    try:
-        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                           env=env, errors="replace")
-        return r.returncode, r.stdout + r.stderr
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        return 124, out + f"\n(stopped after {timeout} s: it did not finish)"
-    except OSError as e:
-        return 127, str(e)
+def run(cmd, cwd=None, timeout=TIMEOUT, env=None, **how):
+    """Run a command; return (exit status, combined output). A timeout is status 124; so is a
+    program stopped for printing too much (compiled.run(): no input, its process group killed
+    when it ends, `how`: what of its output is kept, descriptors it inherits)."""
+    return compiled.run(cmd, cwd=cwd, timeout=timeout, env=env, **how)
 
 
 def tail(text, n=12):
@@ -57,9 +53,18 @@ def max_n():
     return int(v) if v.isdigit() else None
 
 
+_SEED = []
+
+
 def grade_seed():
-    v = os.environ.get("GRADE_SEED", "")
-    return (int(v), True) if v.isdigit() else (20261201, False)
+    """(the seed, whether the instructor set it): GRADE_SEED, read once and then taken out of
+    this process's environment, so that nothing the grader starts (a compiler, a student's
+    program) inherits it; the harnesses get seeds of their own (run_seed())."""
+    with _LOCK:
+        if not _SEED:
+            v = os.environ.pop("GRADE_SEED", "")
+            _SEED.append((int(v), True) if v.isdigit() else (20261201, False))
+    return _SEED[0]
 
 
 def jobs(cpu):
@@ -229,7 +234,9 @@ _VECTORS = {}
 def vector_file(env, folder, seed, n):
     """The hidden vector of n int32 for this seed (vector_gen.h), written once per process by
     the checker: a file left by an earlier run is not used."""
-    path = os.path.join(folder, f"vector_{seed}_{n}.bin")
+    # named by a hash: the student's program reads this path, which must not tell the seed
+    name = hashlib.sha256(f"{seed}/vector/{n}".encode()).hexdigest()[:20]
+    path = os.path.join(folder, f"vector_{name}_{n}.bin")
     with _LOCK:
         if _VECTORS.get(path) != os.path.getmtime(path) if os.path.exists(path) else True:
             tmp = path + ".tmp"
@@ -479,40 +486,143 @@ class Made:
                 trust(self.reference)
 
 
+# The ids the students' programs run as, where the grader is root: one group per student
+# graded (their out folder is that group's alone, so that one student's programs cannot touch
+# another's), one user per run (after the run every process of that user is killed, so that
+# nothing a run started outlives it, whatever it did to leave its process group). They are ids
+# no account uses (GRADE_UID_BASE, default 45000, and the 2000 after it), each taken with a
+# lock file of its own, so that graders running at once never share one.
+ID_BASE = int(os.environ["GRADE_UID_BASE"]) if os.environ.get("GRADE_UID_BASE", "").isdigit() \
+    else 45000
+ID_COUNT = 2000
+# What a student's run may print: the grader keeps its start and its end, and stops a run that
+# prints more than OUTPUT_LIMIT (the item says so).
+OUTPUT_HEAD, OUTPUT_TAIL, OUTPUT_LIMIT = 256 << 10, 64 << 10, 8 << 20
+# Processes (threads count) one run's user may have at once: a fork bomb stops there.
+NPROC = 512
+
+
+def uid_processes(uid):
+    """The pids of the processes any of whose user ids is uid."""
+    pids = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                ids = next((l.split()[1:] for l in f if l.startswith("Uid:")), [])
+        except OSError:
+            continue
+        if str(uid) in ids:
+            pids.append(int(pid))
+    return pids
+
+
+def kill_uid(uid):
+    """Kill every process of uid, again until none is left (one may fork while we look)."""
+    for _ in range(100):
+        pids = uid_processes(uid)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+
+
+def take_id():
+    """(an id no account, group or process uses, its lock file held open), or (None, None)."""
+    folder = os.path.join(ROOT, "build", "grade", "ids")
+    os.makedirs(folder, exist_ok=True)
+    for k in range(ID_COUNT):
+        i = ID_BASE + k
+        f = open(os.path.join(folder, str(i)), "a")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            continue
+        try:
+            pwd.getpwuid(i)
+            used = True
+        except KeyError:
+            try:
+                grp.getgrgid(i)
+                used = True
+            except KeyError:
+                used = bool(uid_processes(i))
+        if not used:
+            return i, f
+        f.close()
+    return None, None
+
+
+def run_seed(seed, name):
+    """The seed of one harness run: a hash of the instructor's seed and the run's name, which
+    tells nothing of the seed or of another run's vectors."""
+    return int.from_bytes(hashlib.sha256(f"{seed}/{name}".encode()).digest()[:8], "little") >> 1
+
+
+VERDICT = re.compile(r"\[grader ([0-9a-f]{32})\] ([^\n]*)")
+
+
+def verdicts(out, token):
+    """The harness's verdicts in a run's output: the texts of the lines with the run's token,
+    wherever in a line they start (the student's code shares the harness's stdout)."""
+    return [m.group(2).rstrip() for m in VERDICT.finditer(out) if m.group(1) == token]
+
+
+def shown(out):
+    """A harness run's output as the student sees it: no tokens."""
+    return re.sub(r"\[grader [0-9a-f]{32}\] ", "", out)
+
+
 class Sandbox:
-    """How the student's programs run. Where the grader is root and setpriv is there: as the
-    user nobody, in an output folder (out) that is theirs alone, while the course, the build and
-    the grader's files stay root's, which nobody cannot write. Else (not root, no setpriv or no
-    nobody, nobody cannot reach the programs, or cannot use the GPU) as the grader's own user,
-    with `note` saying why. Either way, the grader's programs are compared with their hashes
-    (TRUSTED) before each use, and a changed one is in `tampered`."""
+    """How the student's programs run. Where the grader is root and setpriv is there: each run
+    as a user of its own, in this student's group, in an output folder (out) that is that
+    group's alone, while the course, the build, the grader's files and the other students'
+    folders stay out of reach; after each run every process of its user is killed. Else (not
+    root, no setpriv, no free id, the programs not reachable, or the GPU not usable by such a
+    user) as the grader's own user, with `note` saying why. Either way: no input, its process
+    group killed when it ends, its output capped (OUTPUT_LIMIT), GRADE_SEED not in its
+    environment; the grader's programs are compared with their hashes (TRUSTED) before each
+    use, and a changed one is in `tampered`."""
 
     def __init__(self, work, programs, inputs, gpu):
         self.prefix, self.note, self.tampered, self.gpu = [], None, [], gpu
+        self.gid, self._gid_lock = None, None
         self.out = os.path.join(work, "out")
         os.makedirs(self.out, exist_ok=True)
         self.env = {}
         why = self.why_not(work, programs, inputs, gpu)
         if why:
-            self.prefix = []
+            self.close()
+            self.prefix, self.gid, self.env = [], None, {}
             self.note = (f"the student's programs ran as the grader's own user ({why}); the "
                          f"grader's files were checked against their hashes instead")
 
+    def close(self):
+        """Give back this student's group id (a later student may take it)."""
+        if self._gid_lock:
+            self._gid_lock.close()
+            self._gid_lock = None
+
     def why_not(self, work, programs, inputs, gpu):
         if os.geteuid() != 0:
-            return "the grader does not run as root, so it cannot run them as nobody"
-        try:
-            nobody = pwd.getpwnam("nobody")
-        except KeyError:
-            return "there is no user nobody"
+            return "the grader does not run as root, so it cannot run them as another user"
         setpriv = shutil.which("setpriv")
         if not setpriv:
             return "setpriv (util-linux) is not installed"
-        self.prefix = [setpriv, f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}",
-                       "--clear-groups", "--"]
-        os.chown(self.out, nobody.pw_uid, nobody.pw_gid)
-        os.chmod(self.out, 0o700)
-        self.uid, self.gid = nobody.pw_uid, nobody.pw_gid
+        self.gid, self._gid_lock = take_id()
+        if self.gid is None:
+            return f"no free id from {ID_BASE} (GRADE_UID_BASE) on"
+        self.prefix = [setpriv]
+        # this student's folder: their group's alone (another student's runs cannot reach it)
+        os.chown(work, 0, self.gid)
+        os.chmod(work, 0o750)
+        os.chown(self.out, 0, self.gid)
+        os.chmod(self.out, 0o770)
         self.env = {"HOME": self.out}
         test = ['for f; do case $f in x:*) [ -x "${f#x:}" ] || { echo "cannot run ${f#x:}"; '
                 'exit 1; };; r:*) [ -r "${f#r:}" ] || { echo "cannot read ${f#r:}"; exit 1; };; '
@@ -522,20 +632,53 @@ class Sandbox:
         checks = [f"x:{p}" for p in programs] + [f"r:{p}" for p in inputs] + [f"w:{self.out}"] + \
             [f"n:{p}" for p in [work, ROOT, os.path.join(ROOT, "build")] +
              [os.path.dirname(p) for p in inputs]]
-        status, out = run(self.prefix + ["/bin/sh", "-c", test[0], "sh"] + checks)
+        status, out = self.run(["/bin/sh", "-c", test[0], "sh"] + checks)
         if status:
-            return f"nobody {out.strip() or 'cannot reach them'}"
+            return f"such a user {out.strip() or 'cannot reach them'}"
         probe = os.path.join(ROOT, "build", "tests", "cuda_probe")
-        if gpu and run(self.prefix + [probe], env=dict(os.environ, **self.env))[0] != 0:
-            return "the GPU is not usable by nobody here"
+        if gpu and self.run([probe])[0] != 0:
+            return "the GPU is not usable by another user here"
         return None
 
-    def run(self, cmd, env=None, timeout=TIMEOUT, alone=False):
-        """Run a student's program (or a tool that runs one), as nobody when sandboxed; on a
-        GPU, holding the GPU shared, or `alone` (the speed item)."""
-        with gpu_lock(alone) if self.gpu else contextlib.nullcontext():
-            return run(self.prefix + cmd, cwd=self.out, timeout=timeout,
-                       env=dict(env or os.environ, **self.env))
+    def run(self, cmd, env=None, timeout=TIMEOUT, alone=False, pass_fds=()):
+        """Run a student's program (or a tool that runs one), as a user of its own when
+        sandboxed, GRADE_SEED not in its environment; on a GPU, holding the GPU shared, or
+        `alone` (the speed item)."""
+        env = {k: v for k, v in (env or os.environ).items() if k != "GRADE_SEED"}
+        env.update(self.env)
+        uid, lock, prefix = None, None, []
+        if self.prefix:
+            uid, lock = take_id()
+            if uid is None:
+                return 125, f"the grader found no free user id from {ID_BASE} for this run"
+            prefix = (["prlimit", f"--nproc={NPROC}", "--"] if shutil.which("prlimit") else []) + \
+                self.prefix + [f"--reuid={uid}", f"--regid={self.gid}", "--clear-groups", "--"]
+        try:
+            with gpu_lock(alone) if self.gpu else contextlib.nullcontext():
+                return run(prefix + cmd, cwd=self.out, timeout=timeout, env=env,
+                           after=(lambda: kill_uid(uid)) if uid is not None else None,
+                           head=OUTPUT_HEAD, tail=OUTPUT_TAIL, limit=OUTPUT_LIMIT,
+                           pass_fds=pass_fds)
+        finally:
+            if uid is not None:
+                kill_uid(uid)
+                lock.close()
+
+    def harness(self, cmd, seed, name, env=None, alone=False):
+        """Run one of the grader's harnesses (linked with the student's code): a fresh token
+        and this run's seed (run_seed(seed, name)) go to it through a pipe that it reads and
+        closes before any of the student's code runs (classroom/grader/verdict.h). Returns
+        (status, output without the tokens, the verdicts: the lines with this run's token)."""
+        token = secrets.token_hex(16)
+        r, w = os.pipe()
+        os.write(w, f"{token} {run_seed(seed, name)}\n".encode())
+        os.close(w)
+        try:
+            status, out = self.run(cmd, env=dict(env or os.environ, GRADE_FD=str(r)),
+                                   alone=alone, pass_fds=(r,))
+        finally:
+            os.close(r)
+        return status, shown(out), verdicts(out, token)
 
     def output_file(self, name, copy_of=None):
         """A file in out for a student's program to write (a copy of copy_of, for in place)."""
@@ -545,7 +688,8 @@ class Sandbox:
         if copy_of:
             shutil.copyfile(copy_of, path)
             if self.prefix:
-                os.chown(path, self.uid, self.gid)
+                os.chown(path, 0, self.gid)
+                os.chmod(path, 0o660)
         return path
 
     def intact(self, path):

@@ -11,10 +11,10 @@
  *
  * - the in-place battery: the battery's sizes (up to N when given, like the self-test), every
  *   pattern, inclusive and exclusive, every variant, in place, every element compared with the
- *   CPU reference; the seed is GRADE_SEED from the environment, when set;
+ *   CPU reference; the seed is this run's, from the grader (verdict.h);
  * - the work-sharing check, on every call of the "threads" variant (on T > 1 threads) of at
  *   least 16 pages per thread: the battery's large sizes, and a size of its own (1024 pages per
- *   thread and a few more from GRADE_SEED, so that a part cannot tell it apart), in place and
+ *   thread and a few more from the run's seed, so that a part cannot tell it apart), in place and
  *   out of place. Two witnesses: the output's pages are made read-only, and the first write to
  *   each page (a fault, caught here) records which OpenMP thread made it, then lets it through;
  *   and each thread's CPU time during the call is read from its clock (the grader sets
@@ -22,12 +22,12 @@
  *   scan has each thread write first to its own slice's pages and spend about its share of the
  *   time (its CPU time read on a call of its own, without the pages' faults); if one thread
  *   wrote first to 90 % of the pages, or spent 75 % of the threads' time (2 ms or more in all),
- *   the line `ONE THREAD: ...` says so (the grader's work-sharing item: docs/instructor.md). It
+ *   the verdict `ONE THREAD: ...` says so (the grader's work-sharing item: docs/instructor.md). It
  *   does not depend on how the part is written (scan_serial() or a loop of its own), and the
  *   outputs are checked like the battery's;
  * - with GRADE_BIG=N in the environment, instead: the n > 2^31 case, the "threads" variant,
  *   inclusive, in place on one array of N elements (4N bytes: the grader's only host memory of
- *   that size), the input from vector_gen.h with GRADE_SEED, the output checked as a stream
+ *   that size), the input from vector_gen.h with the run's seed, the output checked as a stream
  *   against the vector made again. It prints `big: ...` and exits 0 when right; `big: not run
  *   here: ...` (exit 0) when the memory is not there.
  * Exit 0 when every case passed, 1 otherwise (docs/CONVENTIONS.md §4).
@@ -38,6 +38,7 @@
 #include "io.h"
 #include "selftest.h"
 #include "vector_gen.h"
+#include "verdict.h"
 
 #include <omp.h>
 #include <pthread.h>
@@ -177,13 +178,6 @@ static int track_end(size_t threads, char *why, size_t len)
     return 1;
 }
 
-/** The seed: GRADE_SEED when set (the instructor's), else the chapter's. */
-static uint64_t grade_seed(uint64_t fallback)
-{
-    const char *s = getenv("GRADE_SEED");
-    return s && *s ? strtoull(s, NULL, 10) : fallback;
-}
-
 /** The index of the "threads" variant, or -1. */
 static int threads_variant(const scan_program *prog)
 {
@@ -200,7 +194,7 @@ static int big_case(const scan_program *prog, scan_fn fn, void *ctx, size_t n, u
     const size_t need = n * sizeof(int32_t) + ((size_t)1 << 28);
     const size_t have = host_memory_available();
     if (v < 0 || (have && have < need)) {
-        printf("big: not run here: n = %zu needs %.1f GiB of host memory, %.1f GiB available\n",
+        verdict("big: not run here: n = %zu needs %.1f GiB of host memory, %.1f GiB available",
                n, (double)need / (1 << 30), (double)have / (1 << 30));
         return EXIT_OK;
     }
@@ -241,12 +235,12 @@ static int big_case(const scan_program *prog, scan_fn fn, void *ctx, size_t n, u
         uint32_t s = prefix[first >> 20];
         for (size_t i = first >> 20 << 20; i <= first; ++i)
             s += (uint32_t)grade_vector_at(key, i);
-        printf("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: WRONG: %zu "
-               "of %zu elements wrong; the first at index %zu: expected %d, got %d\n", n,
+        verdict("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: WRONG: "
+                "%zu of %zu elements wrong; the first at index %zu: expected %d, got %d", n,
                omp_get_max_threads(), wrong, n, first, (int32_t)s, a[first]);
     } else {
-        printf("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: right%s\n",
-               n, omp_get_max_threads(), status ? " (but the scan returned an error)" : "");
+        verdict("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: right%s",
+                n, omp_get_max_threads(), status ? " (but the scan returned an error)" : "");
     }
     free(prefix);
     munmap(a, n * sizeof(int32_t));
@@ -256,7 +250,7 @@ static int big_case(const scan_program *prog, scan_fn fn, void *ctx, size_t n, u
 int self_test_run(const scan_program *prog, const scan_options *opt, const self_test_config *cfg,
                   scan_fn fn, void *ctx)
 {
-    const uint64_t seed = grade_seed(opt->seed);
+    const uint64_t seed = run_seed(opt->seed);
     const char *big = getenv("GRADE_BIG");
     if (big && *big)
         return big_case(prog, fn, ctx, (size_t)strtoull(big, NULL, 10), seed);
@@ -264,6 +258,7 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
     const size_t limit = opt->n_given ? opt->n : (size_t)-1;
     const int count = in_place_sizes(cfg->tile, limit, sizes);
     long passed = 0, failed = 0, one_threads = 0;
+    char one_why[400] = "";
     const size_t threads = (size_t)omp_get_max_threads();
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     /* the check's own size: 1024 pages per thread (4 MiB: time enough for the CPU clocks), and
@@ -284,7 +279,7 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
     sa.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigaction(SIGSEGV, &sa, NULL);
     printf("in-place battery of %s: %d sizes up to %zu, 4 patterns, inclusive and exclusive, "
-           "every variant, seed %llu\n", prog->name, count, largest, (unsigned long long)seed);
+           "every variant\n", prog->name, count, largest);
     for (int i = 0; i < count; ++i) {
         const size_t n = sizes[i];
         for (int p = 0; p < PATTERN_COUNT; ++p) {
@@ -301,8 +296,7 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
                     const int status = fn(ctx, v, buf, buf, n, exclusive);
                     char why[200];
                     if (tracked && track_end(threads, why, sizeof why) && one_threads++ == 0)
-                        printf("ONE THREAD: variant threads, n=%zu: %s: the threads must share "
-                               "the scan\n", n, why);
+                        snprintf(one_why, sizeof one_why, "variant threads, n=%zu: %s", n, why);
                     const verify_result r = verify_scan(ref, buf, n);
                     if (status == 0 && r.mismatches == 0) {
                         ++passed;
@@ -343,8 +337,8 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
             const int one = k ? track_end(threads, why, sizeof why) :
                                 cpu_end(threads, why, sizeof why);
             if (one && one_threads++ == 0)
-                printf("ONE THREAD: variant threads, n=%zu, %s: %s: the threads must share the "
-                       "scan\n", n, in_place ? "in place" : "out of place", why);
+                snprintf(one_why, sizeof one_why, "variant threads, n=%zu, %s: %s", n,
+                         in_place ? "in place" : "out of place", why);
             const verify_result r = verify_scan(want, out, n);
             if (status == 0 && r.mismatches == 0) {
                 ++passed;
@@ -363,6 +357,15 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
     munmap(buf, (largest ? largest : 1) * sizeof(int32_t));
     free(ref);
     free(g_owner);
-    printf("in place %s: %ld passed, %ld failed\n", failed ? "FAILED" : "passed", passed, failed);
+    /* the verdicts, last, each once: the work sharing (on one thread: not checked), then the
+       battery */
+    if (one_threads)
+        verdict("ONE THREAD: %s: the threads must share the scan", one_why);
+    else if (sharing && tv >= 0)
+        verdict("threads shared the work: each wrote first to its own pages, on %zu threads",
+                threads);
+    else
+        verdict("work sharing not checked: %zu thread(s)", threads);
+    verdict("in place %s: %ld passed, %ld failed", failed ? "FAILED" : "passed", passed, failed);
     return failed ? EXIT_WRONG : EXIT_OK;
 }
