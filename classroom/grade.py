@@ -102,6 +102,8 @@ def grade(number, student, out_dir, gpu, env):
                                lambda s: runs.find_source(student, s), work)
     except FileNotFoundError as e:
         p, why = None, ("file missing: " + str(e).split(":")[0], str(e))
+    except submission.Refused as e:
+        p, why = None, ("file refused: " + str(e).split(":")[0], f"{e}; nothing was graded")
     except kit.MarkerError as e:
         p, why = None, ("markers broken: " + str(e).split(";")[0], str(e))
     except OSError as e:

@@ -156,7 +156,7 @@ def excerpt(out, n=14):
     """What a failed run printed, for the student: its first lines (what ran), the first
     failure with the lines under it (its header: size, pattern, variant, first wrong element),
     and its last lines (the count); not a tail that starts mid-stream."""
-    lines = [l for l in out.rstrip().splitlines() if l.strip()]
+    lines = [runs.clip(l) for l in out.rstrip().splitlines() if l.strip()]
     if len(lines) <= n:
         return "\n".join(lines)
     first = next((i for i, l in enumerate(lines) if FAILURE.search(l)), None)
@@ -182,7 +182,8 @@ def runs_of(cmd, envs, pattern, sb, outputs=None):
         if outputs is not None:
             outputs.append(out)
         ok = status == 0 and last_line_is(out, pattern)
-        last = ([l for l in out.strip().splitlines() if l.strip()] or ["(no output)"])[-1]
+        last = runs.clip(([l for l in out.strip().splitlines() if l.strip()] or
+                          ["(no output)"])[-1])
         if label:
             lines.append(f"{label}: {'passed' if ok else 'FAILED'}: {last}")
         if not ok and failure is None:

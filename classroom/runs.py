@@ -43,8 +43,15 @@ def run(cmd, cwd=None, timeout=TIMEOUT, env=None, **how):
     return compiled.run(cmd, cwd=cwd, timeout=timeout, env=env, **how)
 
 
+LINE_MAX = 400  # characters of a line shown in an item
+
+
+def clip(line):
+    return line if len(line) <= LINE_MAX else line[:LINE_MAX] + f" ... ({len(line)} characters)"
+
+
 def tail(text, n=12):
-    lines = [l for l in text.strip().splitlines() if l.strip()]
+    lines = [clip(l) for l in text.strip().splitlines() if l.strip()]
     return "\n".join(lines[-n:])
 
 
@@ -167,8 +174,9 @@ def sanitizer_path(env):
 
 
 def find_source(student, name):
-    """The student's copy of source `name` in `student` (a file or a folder), or raise."""
-    if os.path.isfile(student):
+    """The student's copy of source `name` in `student` (a file or a folder), or raise. Links
+    are not followed (submission.read_text() refuses a link or anything but a plain file)."""
+    if not os.path.isdir(student) or os.path.islink(student):
         return student
     found = []
     for top, dirs, names in os.walk(student):
