@@ -110,6 +110,11 @@ def run(cmd, cwd=None, timeout=COMPILE_TIMEOUT, env=None, after=None, head=OUTPU
             note = (f"\n(stopped: it printed more than {limit >> 20} MiB; the grader keeps the "
                     f"start and the end of what it printed)")
             _kill_group(p)
+    if ended is None:  # its output is closed: wait for the command itself, to its deadline
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()) if deadline else None)
+        except subprocess.TimeoutExpired:
+            note = note or f"\n(stopped after {timeout} s: it did not finish)"
     _kill_group(p)
     if after:
         after()

@@ -511,17 +511,18 @@ NPROC = 512
 
 
 def uid_processes(uid):
-    """The pids of the processes any of whose user ids is uid."""
+    """The pids of the live processes any of whose user ids is uid (a zombie does nothing)."""
     pids = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
             with open(f"/proc/{pid}/status") as f:
-                ids = next((l.split()[1:] for l in f if l.startswith("Uid:")), [])
+                fields = dict(l.split(":", 1) for l in f if ":" in l)
         except OSError:
             continue
-        if str(uid) in ids:
+        if str(uid) in fields.get("Uid", "").split() and \
+                not fields.get("State", "").strip().startswith(("Z", "X")):
             pids.append(int(pid))
     return pids
 

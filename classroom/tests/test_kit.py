@@ -363,6 +363,147 @@ def reports_and_class(tmp, course):
           good[0] == 0 and bad[0] == 1 and "the first at index 500" in bad[1], repr((good, bad)))
 
 
+# ---------------------------------------------------------------------------------------------
+# 7. running students' code: the harness's verdicts, the seed, the sandbox, the output, the file
+# ---------------------------------------------------------------------------------------------
+
+TOKEN_READ = 'read -r tok seed <&"$GRADE_FD"\n'
+FORGED = "[grader " + "f" * 32 + "]"
+
+
+def fake(tmp, name, body):
+    """A shell script standing in for a harness (or a student's program) in tmp."""
+    path = os.path.join(tmp, name)
+    open(path, "w").write("#!/bin/sh\n" + body)
+    os.chmod(path, 0o755)
+    return path
+
+
+def verdicts_and_seed(tmp):
+    """G1, G4, G9: only the lines with the run's token count, wherever they start; a missing,
+    repeated or non-finite verdict fails; the harness's seed is its own, GRADE_SEED reaches no
+    student program, and the harnesses print no seed."""
+    import items  # noqa: E402
+    import runs  # noqa: E402
+    work = os.path.join(tmp, "verdict_work")
+    cases = {  # name: (script, in place scored?, the work-sharing gate, a word of its output)
+        "glued": (TOKEN_READ + 'printf "."; echo "[grader $tok] ONE THREAD: thread 0 wrote '
+                  'first to all pages"\necho "%s threads shared the work"\n'
+                  'echo "[grader $tok] in place passed: 9 passed, 0 failed"\n' % FORGED,
+                  True, "failed", "thread 0 wrote first"),
+        "forged": ('echo "%s threads shared the work"\necho "in place passed: 9 passed, 0 failed"\n'
+                   % FORGED, False, "failed", "missing"),
+        "twice": (TOKEN_READ + 'echo "[grader $tok] threads shared the work"\n'
+                  'echo "[grader $tok] in place FAILED: 0 passed, 9 failed"\n'
+                  'echo "[grader $tok] in place passed: 9 passed, 0 failed"\n', False, "passed",
+                  "2 times"),
+        "honest": (TOKEN_READ + 'echo "[grader $tok] threads shared the work"\n'
+                   'echo "[grader $tok] in place passed: 9 passed, 0 failed"\n', True, "passed",
+                   "in place passed"),
+    }
+    for name, (script, scored, gate, word) in cases.items():
+        h = runs.trust(fake(tmp, "h_" + name, script))
+        sb = runs.Sandbox(work + name, [h], [], False)
+        it, share = items.item("in place", 5), {}
+        items.in_place({"cpu": True}, it, h, [("OMP_NUM_THREADS=3", items.omp_env(3))], sb, 4242,
+                       share)
+        sb.close()
+        check(f"harness verdicts ({name}): only lines with the run's token count, wherever they "
+              f"start; a missing or repeated one fails", (it["score"] == 5) == scored and
+              share.get("status_gate") == gate and word in it["output"] + share.get("output", ""),
+              f"{it['score']} {share} {it['output'][-300:]}")
+    line = ("speed: n=1 variant=x rounds=7 reps=20 warmup=3 student_pct=%s reference_pct=50.0 "
+            "ratio=1 memcpy_us=1 memcpy_spread_pct=1.0 student_right=1 reference_right=1 "
+            "launches_checked=161 student_wrong_blocks=0 reference_wrong_blocks=0")
+    speeds = {"forged": ('echo "%s"\n' % (line % "99.0"), False),
+              "nan": (TOKEN_READ + 'echo "[grader $tok] %s"\n' % (line % "nan"), False),
+              "twice": (TOKEN_READ + 'echo "[grader $tok] %s"\necho "[grader $tok] %s"\n'
+                        % (line % "99.0", line % "99.0"), False),
+              "honest": (TOKEN_READ + 'echo "x[grader $tok] %s"\n' % (line % "48.0"), True)}
+    for name, (script, scored) in speeds.items():
+        h = runs.trust(fake(tmp, "s_" + name, script))
+
+        class Made:
+            harness, reference = h, None
+
+        sb = runs.Sandbox(work + "s" + name, [h], [], False)
+        it = items.item("speed", 25)
+        items.speed(None, items.CHAPTERS[4], it, Made, sb, 4242, True)
+        sb.close()
+        check(f"speed verdict ({name}): exactly one line with the run's token, finite numbers",
+              (it["score"] > 0) == scored, f"{it['score']} {it['output'][-300:]}")
+    h = runs.trust(fake(tmp, "h_seed", TOKEN_READ + 'echo "seed=$seed"\n'
+                        'cat /proc/self/environ | tr "\\0" "\\n"\n'))
+    sb = runs.Sandbox(work + "seed", [h], [], False)
+    os.environ["GRADE_SEED"] = "7771234"
+    try:
+        outs = [sb.harness([h], 7771234, name)[1] for name in ("in-place/a", "in-place/b")]
+        plain = sb.run([h])[1]
+    finally:
+        del os.environ["GRADE_SEED"]
+    sb.close()
+    seeds = [m for o in outs for m in re.findall(r"seed=(\d+)", o)]
+    status, said = run([sys.executable, "-c", "import runs, os; runs.grade_seed(); "
+                        "print('GRADE_SEED' in os.environ)"],
+                       env=dict(os.environ, GRADE_SEED="7771234"), cwd=kit.KIT)
+    printed = [f for f in ("harness_cpu.c", "harness_gpu.cu") if re.search(
+        r"seed %ll|GRADE_SEED\"", open(os.path.join(kit.KIT, "grader", f)).read())]
+    check("GRADE_SEED reaches no student program (plain or harness), each harness run gets a "
+          "seed of its own, the grader takes it out of its environment, no harness prints one",
+          not any("7771234" in o for o in outs + [plain]) and len(set(seeds)) == 2 and
+          "7771234" not in seeds and said.strip() == "False" and not printed,
+          f"{seeds} {said} {printed} {[o[-200:] for o in outs]}")
+
+
+def sandbox_and_output(tmp):
+    """G2, G10, G11, G12: a run's leftover processes are killed; one student's runs cannot
+    reach another's folder; a run that prints too much is stopped, its output kept in part; a
+    command that waits is stopped; a link or a device as the submission is refused."""
+    import compiled  # noqa: E402
+    import runs  # noqa: E402
+    import submission  # noqa: E402
+    a = runs.Sandbox(os.path.join(tmp, "sb_a"), [], [], False)
+    b = runs.Sandbox(os.path.join(tmp, "sb_b"), [], [], False)
+    if a.note is None:
+        t0 = time.time()
+        status, out = a.run(["sh", "-c", "id -u > uid; setsid sleep 900 >/dev/null 2>&1 & "
+                             "touch %s/x && echo reached; echo started" % b.out])
+        uid = int(open(os.path.join(a.out, "uid")).read())
+        check("a run's leftover processes are killed (setsid sleep 900), and it cannot write "
+              "another student's folder", "started" in out and "reached" not in out and
+              not runs.uid_processes(uid) and uid != 0 and time.time() - t0 < 30,
+              f"{out} {runs.uid_processes(uid)}")
+    else:
+        check("not root here: the grader says its programs ran as its own user",
+              "does not run as root" in a.note, a.note)
+    status, out = a.run(["sh", "-c", "yes 0123456789abcdef"])
+    check("a run that prints more than the limit is stopped, and only its start and end kept",
+          status == 124 and "stopped: it printed more than" in out and
+          len(out) < runs.OUTPUT_HEAD + runs.OUTPUT_TAIL + 4096, f"{status} {len(out)}")
+    a.close()
+    b.close()
+    waits = os.path.join(tmp, "waits.c")
+    open(waits, "w").write('#include "/proc/self/fd/1"\n')
+    t0 = time.time()
+    status, out = compiled.run(["gcc", "-E", waits], timeout=3)
+    quiet = compiled.run(["cat"], timeout=20)
+    check("a compiler that waits on itself is stopped at its timeout; a command gets no input",
+          status == 124 and time.time() - t0 < 15 and quiet[0] == 0, f"{status} {out[-200:]}")
+    os.symlink("/dev/zero", os.path.join(tmp, "link.c"))
+    big = os.path.join(tmp, "big.c")
+    open(big, "w").write("x" * (submission.SOURCE_MAX + 1))
+    said = []
+    for path in (os.path.join(tmp, "link.c"), "/dev/zero", big):
+        try:
+            submission.read_text(path)
+            said.append("read")
+        except submission.Refused as e:
+            said.append(str(e))
+    check("a link, a device or an oversized file as the submission is refused, not read",
+          "symbolic link" in said[0] and "not a plain file" in said[1] and "bytes" in said[2],
+          repr(said))
+
+
 def main(argv):
     full = "--all" in argv
     start = time.time()
@@ -393,7 +534,11 @@ def main(argv):
         print("     " + out.strip().splitlines()[-1])
         section("the gate's corpus")
         reports_and_class(tmp, course)
-        section("the grader, a class of five")
+        section("the grader, a class of six")
+        sys.path.insert(0, kit.KIT)
+        verdicts_and_seed(tmp)
+        sandbox_and_output(tmp)
+        section("running students' code")
         if full:
             sys.modules.setdefault("test_kit", sys.modules[__name__])
             import kit_full  # noqa: E402
