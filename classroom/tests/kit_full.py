@@ -20,12 +20,12 @@ tier (several minutes on 2 cores; no GPU needed).
     nothing, a broken grade.env gives a results.json that says so.
  6. The speed item draws its size and counts from a secret and scores 0 when the harness counted
     a wrong launch (a fake harness); harness_gpu.cu compiles for sm_90; as root, the students'
-    programs run as nobody; the checker and the harnesses are made, and hashed, before the
-    first student program runs.
+    programs run as a user of their own; the checker and the harnesses are made, and hashed,
+    before the first student program runs; on Gradescope, a part that includes ../grade.env
+    finds no seed.
 """
 import json
 import os
-import pwd
 import re
 import shutil
 import sys
@@ -309,6 +309,16 @@ def gradescope_run(tmp):
               "published solution" not in seen and r["stdout_visibility"] == "hidden", seen[:900])
     else:
         check("run_autograder wrote results.json (chapter 01)", False, out[-1200:])
+    # a part that includes the seed's file by the chapter's -I folder (the gamer's E_grade_env)
+    text = open(os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c")).read().replace(
+        "        uint32_t aggregate = 0;\n", '#include "../grade.env"\n        uint32_t aggregate = 0;\n', 1)
+    leak = os.path.join(tmp, "grade_env_part.c")
+    open(leak, "w").write(text)
+    r, out = autograde(leak, "cpu_serial.c")
+    check("Gradescope: a part that includes ../grade.env finds no seed there (grade.env is "
+          "moved aside while grading, and back after)", r is not None and
+          "GRADE_SEED=4242" not in json.dumps(r) and
+          os.path.isfile(os.path.join(src, "grade.env")), json.dumps(r)[:600] if r else out[-600:])
     after = {f: os.path.getmtime(os.path.join(src, "build", "common", f)) for f in objects}
     check("make grade (no SMS given) rebuilt nothing and kept the flags of grade-setup",
           after == objects and open(os.path.join(src, "build", "flags.txt")).read() == flags_text
@@ -334,11 +344,12 @@ def harness_and_sandbox(tmp):
           items.speed_draw(4242, True, 1, 1 << 26) == items.speed_draw(4242, True, 1, 1 << 26) and
           len({items.speed_draw(20261201, False, 1, 1 << 26) for _ in range(4)}) > 1, repr(draws))
     fake = os.path.join(tmp, "fake_harness")
-    open(fake, "w").write("#!/bin/sh\necho \"$@\" > args\necho 'speed: n=1 variant=x "
+    open(fake, "w").write("#!/bin/sh\nread -r tok seed <&\"$GRADE_FD\"\necho \"$@\" > args\n"
+                          "echo \"[grader $tok] speed: n=1 variant=x "
                           "rounds=7 reps=20 warmup=3 student_pct=99.0 reference_pct=50.0 "
                           "ratio=1.98 memcpy_us=1 memcpy_spread_pct=1.0 student_right=0 "
                           "reference_right=1 launches_checked=161 student_wrong_blocks=7 "
-                          "reference_wrong_blocks=0'\nexit 1\n")
+                          "reference_wrong_blocks=0\"\nexit 1\n")
     os.chmod(fake, 0o755)
 
     class Made:
@@ -367,8 +378,8 @@ def harness_and_sandbox(tmp):
     if os.geteuid() == 0 and shutil.which("setpriv"):
         status, out = sb.run(["sh", "-c", "id -u; : > " + os.path.join(ROOT, "build", "grade",
                                                                       "planted") + " && echo wrote"])
-        check("as root, the students' programs run as nobody and cannot write the course's build",
-              sb.note is None and out.split()[0] == str(pwd.getpwnam("nobody").pw_uid) and
+        check("as root, the students' programs run as a user of their own and cannot write "
+              "the course's build", sb.note is None and int(out.split()[0]) >= runs.ID_BASE and
               "wrote" not in out and not os.path.exists(os.path.join(ROOT, "build", "grade",
                                                                      "planted")), out)
     else:

@@ -16,14 +16,21 @@ The quick tier:
     files are there; an existing folder is refused;
  4. the honesty gate (gate_corpus.py --quick): chapter 01's honest parts and cheats, four GPU;
  5. the grader on chapter 01 (GRADE_MAX_N=70000), as make grade-class grades a Gradescope
-    export of five, writing outside the course unless told: the course's file scores 60 with
+    export of six, writing outside the course unless told: the course's file scores 60 with
     both gates passed, the n > 2^31 case "not run here" shown to the student and the grade
     partial; a part that skips each slice's first element earns the build's 5 and nothing else;
-    a threaded variant that scans on one thread fails "threads share the work" (15 of 60);
-    broken markers and a missing file say so; a group's members each get a row of
-    gradescope_scores.csv; what a student sees is the same with and without notes for the
-    instructor; the checker finds a wrong element. (--all: the stub is "not written": no build
-    points, no honesty failure.)
+    a threaded variant that scans on one thread while the others touch their pages and spin,
+    gluing a "." before the harness's verdict, fails "threads share the work" (15 of 60);
+    broken markers, a missing file and a link to /dev/zero say so; a group's members each get
+    a row of gradescope_scores.csv; what a student sees is the same with and without notes for
+    the instructor; the checker finds a wrong element. (--all: the stub is "not written": no
+    build points, no honesty failure.)
+ 7. running students' code (fake harnesses, no build): only the harness's lines with the run's
+    token count, wherever they start; a missing, repeated or non-finite verdict fails (in
+    place, work sharing, speed); GRADE_SEED reaches no student program and each harness run
+    gets a seed of its own; a run's leftover processes are killed and it cannot write another
+    student's folder; a flood of output is stopped and kept in part; a compiler that waits is
+    stopped; a link, a device or an oversized file is refused.
 Each check prints ok or FAIL; the last line counts the failures.
 """
 import csv
@@ -250,7 +257,24 @@ def starters(tmp):
 
 SKIP_FIRST = (SCAN, "scan_serial(in + begin + (t > 0), out + begin + (t > 0), end - begin - "
                     "(t > 0 && end > begin), exclusive, prefix[t]);")
-ONE_THREAD = (SCAN, "if (t == 0)\n            scan_serial(in, out, n, exclusive, 0);")
+# one thread scans; the others touch their pages first and spin, and the scanning thread leaves
+# a "." on stdout in place, so that the harness's verdict no longer starts its line (the gamer's
+# M_touch_spin and A_glue, kitrev_gamer)
+ONE_THREAD = (SCAN, """static volatile int finished;
+        for (size_t i = begin; i < end; i += 1024)
+            out[i] = in[i];
+#pragma omp barrier
+#pragma omp single
+        finished = 0;
+        if (t == 0) {
+            scan_serial(in, out, n, exclusive, 0);
+            if (in == out)
+                printf(".");
+            finished = 1;
+        } else {
+            while (!finished)
+                ;
+        }""")
 
 
 def reports_and_class(tmp, course):
@@ -279,10 +303,12 @@ def reports_and_class(tmp, course):
             "submission_2": open(planted(tmp, "skip-first", [SKIP_FIRST])).read(),
             "submission_3": open(planted(tmp, "one-thread", [ONE_THREAD])).read(),
             "submission_4": course_file.replace("/* [end of student part: three-steps] */", ""),
-            "submission_5": None}
+            "submission_5": None, "submission_6": "/dev/zero"}
     for name, text in subs.items():
         os.makedirs(os.path.join(klass, name))
-        if text is None:
+        if text == "/dev/zero":
+            os.symlink(text, os.path.join(klass, name, "cpu_serial.c"))
+        elif text is None:
             open(os.path.join(klass, name, "notes.txt"), "w").write("forgot the file\n")
         else:
             open(os.path.join(klass, name, "cpu_serial.c"), "w").write(text)
@@ -328,16 +354,18 @@ def reports_and_class(tmp, course):
               json.dumps(scores(skip)))
     if one:
         share = next(t for t in one["tests"] if t["name"].startswith("threads"))
-        check("grade: a threaded variant that scans on one thread fails 'threads share the "
-              "work' (the student sees why), loses the correctness items: 15 of 60, flagged "
-              "for the instructor", gate_of(one, "threads") == "failed" and one["score"] == 15 and
-              "wrote first to" in share["output"] and share["visibility"] == "visible" and
+        check("grade: a threaded variant that scans on one thread while the others touch their "
+              "pages and spin, a '.' glued before the verdict, fails 'threads share the work' "
+              "(the student sees why), loses the correctness items: 15 of 60, flagged for the "
+              "instructor", gate_of(one, "threads") == "failed" and one["score"] == 15 and
+              "the last seen writing" in share["output"] and share["visibility"] == "visible" and
               any("does not share" in n for n in one["extra_data"]["instructor_notes"]),
               json.dumps(scores(one)) + share["output"][:300])
     rows = {r["student"]: r for r in csv.DictReader(open(os.path.join(out, "grades.csv")))}
     upload = list(csv.DictReader(open(os.path.join(out, "gradescope_scores.csv"))))
     want = {"submission_1": "ok", "submission_2": "points lost", "submission_3": "threads do not",
-            "submission_4": "markers broken", "submission_5": "file missing"}
+            "submission_4": "markers broken", "submission_5": "file missing",
+            "submission_6": "file refused: cpu_serial.c is a symbolic link"}
     check("grades.csv: a row per submission with a status that says why; gradescope_scores.csv: "
           "a row per student, a group's members each on their own with the group's score",
           all(rows.get(k, {}).get("status", "").startswith(v) for k, v in want.items()) and
