@@ -23,7 +23,8 @@ The grader is split by concern, so that the rule that decided a grade can be rea
   classroom/gate.py, compiled.py  the honesty gate (what a part may not do, from the compiler)
   classroom/submission.py         the student's file, their parts in the course's source
   classroom/items.py              each item's runs and the rule that scores it
-  classroom/runs.py               the build, the grader's own programs and vectors, the sandbox
+  classroom/runs.py               the build, the grader's own programs and vectors
+  classroom/sandbox.py            how the student's programs run, and the harness's verdicts
   classroom/reports.py            results.json, the table, the class's CSV files
   classroom/grade.py (this file)  one submission's grade from those, a class, the command line
 
@@ -47,6 +48,7 @@ import items  # noqa: E402
 import kit  # noqa: E402
 import reports  # noqa: E402
 import runs  # noqa: E402
+import sandbox  # noqa: E402
 import submission  # noqa: E402
 from items import CHAPTERS, CPU_THREADS, item, not_here, omp_env, runs_of  # noqa: E402
 from runs import GradeError, log  # noqa: E402
@@ -173,7 +175,7 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
     made = runs.Made(b, cfg, env, vectors, hidden_runs,
                      it_place is not None or bool(hidden_runs.big) or
                      (it_speed is not None and not cfg.get("radix")))
-    sb = runs.Sandbox(work, [p for p in (b.run, made.harness, made.asan) if p],
+    sb = sandbox.Sandbox(work, [p for p in (b.run, made.harness, made.asan) if p],
                       list(made.vector.values())[:1], gpu[0] and not cfg.get("cpu"))
     if sb.note:
         instructor.append(sb.note)

@@ -207,7 +207,7 @@ SHARE_VERDICTS = ("ONE THREAD:", "threads shared the work", "work sharing not ch
 def in_place(cfg, it, h, envs, sb, seed, work_sharing):
     """The in-place item, through the harness; chapter 01's harness also says whether the
     threads shared the work (work_sharing: the item of that gate). Only the harness's verdicts
-    count (the lines with the run's token: runs.Sandbox.harness()): each run must say exactly
+    count (the lines with the run's token: sandbox.Sandbox.harness()): each run must say exactly
     one final verdict, and chapter 01's each one verdict on the work sharing; a missing or a
     repeated verdict is a failure, never a pass."""
     if h is None:
@@ -478,7 +478,7 @@ def speed(b, cfg, it, made, sb, seed, seed_set):
 
 def harness_speed(h, variant, n, rounds, reps, warmup, sb, seed):
     """One measurement: (the harness's verdict as numbers, or None; the output). The verdict is
-    the one `speed:` line with the run's token (runs.Sandbox.harness()), every number finite."""
+    the one `speed:` line with the run's token (sandbox.Sandbox.harness()), every number finite."""
     if not sb.intact(h):
         return None, "the grader's speed harness changed while your code ran"
     status, out, said = sb.harness([h, "--speed", variant, "-n", str(n), "--rounds", str(rounds),

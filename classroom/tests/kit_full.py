@@ -337,6 +337,7 @@ def harness_and_sandbox(tmp):
     sys.path.insert(0, kit.KIT)
     import items  # noqa: E402
     import runs  # noqa: E402
+    import sandbox  # noqa: E402
     draws = {items.speed_draw(4242, True, k, 1 << 26) for k in (1, 2, 3)}
     check("the speed item: each try draws its own n (below 2^26) and counts of rounds, launches "
           "and warm-ups; the same GRADE_SEED draws the same; the public default draws anew",
@@ -355,7 +356,7 @@ def harness_and_sandbox(tmp):
     class Made:
         harness, reference = runs.trust(fake), None
 
-    sb = runs.Sandbox(os.path.join(tmp, "fake_work"), [fake], [], False)
+    sb = sandbox.Sandbox(os.path.join(tmp, "fake_work"), [fake], [], False)
     it = items.item("speed", 25)
     items.speed(None, items.CHAPTERS[4], it, Made, sb, 4242, True)
     args = open(os.path.join(sb.out, "args")).read().split()
@@ -374,12 +375,12 @@ def harness_and_sandbox(tmp):
             os.path.join(kit.KIT, "grader", "harness_gpu.cu"), "-o", obj])
         check("harness_gpu.cu (in place, the n > 2^31 case, speed) compiles with the course's "
               "flags for sm_90 (it runs only on a GPU)", status == 0, out[-800:])
-    sb = runs.Sandbox(os.path.join(tmp, "sb_work"), [], [], False)
+    sb = sandbox.Sandbox(os.path.join(tmp, "sb_work"), [], [], False)
     if os.geteuid() == 0 and shutil.which("setpriv"):
         status, out = sb.run(["sh", "-c", "id -u; : > " + os.path.join(ROOT, "build", "grade",
                                                                       "planted") + " && echo wrote"])
         check("as root, the students' programs run as a user of their own and cannot write "
-              "the course's build", sb.note is None and int(out.split()[0]) >= runs.ID_BASE and
+              "the course's build", sb.note is None and int(out.split()[0]) >= sandbox.ID_BASE and
               "wrote" not in out and not os.path.exists(os.path.join(ROOT, "build", "grade",
                                                                      "planted")), out)
     else:

@@ -413,6 +413,7 @@ def verdicts_and_seed(tmp):
     student program, and the harnesses print no seed."""
     import items  # noqa: E402
     import runs  # noqa: E402
+    import sandbox  # noqa: E402
     work = os.path.join(tmp, "verdict_work")
     cases = {  # name: (script, in place scored?, the work-sharing gate, a word of its output)
         "glued": (TOKEN_READ + 'printf "."; echo "[grader $tok] ONE THREAD: thread 0 wrote '
@@ -431,7 +432,7 @@ def verdicts_and_seed(tmp):
     }
     for name, (script, scored, gate, word) in cases.items():
         h = runs.trust(fake(tmp, "h_" + name, script))
-        sb = runs.Sandbox(work + name, [h], [], False)
+        sb = sandbox.Sandbox(work + name, [h], [], False)
         it, share = items.item("in place", 5), {}
         items.in_place({"cpu": True}, it, h, [("OMP_NUM_THREADS=3", items.omp_env(3))], sb, 4242,
                        share)
@@ -454,7 +455,7 @@ def verdicts_and_seed(tmp):
         class Made:
             harness, reference = h, None
 
-        sb = runs.Sandbox(work + "s" + name, [h], [], False)
+        sb = sandbox.Sandbox(work + "s" + name, [h], [], False)
         it = items.item("speed", 25)
         items.speed(None, items.CHAPTERS[4], it, Made, sb, 4242, True)
         sb.close()
@@ -462,7 +463,7 @@ def verdicts_and_seed(tmp):
               (it["score"] > 0) == scored, f"{it['score']} {it['output'][-300:]}")
     h = runs.trust(fake(tmp, "h_seed", TOKEN_READ + 'echo "seed=$seed"\n'
                         'cat /proc/self/environ | tr "\\0" "\\n"\n'))
-    sb = runs.Sandbox(work + "seed", [h], [], False)
+    sb = sandbox.Sandbox(work + "seed", [h], [], False)
     os.environ["GRADE_SEED"] = "7771234"
     try:
         outs = [sb.harness([h], 7771234, name)[1] for name in ("in-place/a", "in-place/b")]
@@ -488,10 +489,10 @@ def sandbox_and_output(tmp):
     reach another's folder; a run that prints too much is stopped, its output kept in part; a
     command that waits is stopped; a link or a device as the submission is refused."""
     import compiled  # noqa: E402
-    import runs  # noqa: E402
+    import sandbox  # noqa: E402
     import submission  # noqa: E402
-    a = runs.Sandbox(os.path.join(tmp, "sb_a"), [], [], False)
-    b = runs.Sandbox(os.path.join(tmp, "sb_b"), [], [], False)
+    a = sandbox.Sandbox(os.path.join(tmp, "sb_a"), [], [], False)
+    b = sandbox.Sandbox(os.path.join(tmp, "sb_b"), [], [], False)
     if a.note is None:
         t0 = time.time()
         status, out = a.run(["sh", "-c", "id -u > uid; setsid sleep 900 >/dev/null 2>&1 & "
@@ -499,8 +500,8 @@ def sandbox_and_output(tmp):
         uid = int(open(os.path.join(a.out, "uid")).read())
         check("a run's leftover processes are killed (setsid sleep 900), and it cannot write "
               "another student's folder", "started" in out and "reached" not in out and
-              not runs.uid_processes(uid) and uid != 0 and time.time() - t0 < 30,
-              f"{out} {runs.uid_processes(uid)}")
+              not sandbox.uid_processes(uid) and uid != 0 and time.time() - t0 < 30,
+              f"{out} {sandbox.uid_processes(uid)}")
     else:
         check("not root here: the grader says its programs ran as its own user",
               "does not run as root" in a.note, a.note)
