@@ -429,6 +429,10 @@ def verdicts_and_seed(tmp):
         "honest": (TOKEN_READ + 'echo "[grader $tok] threads shared the work"\n'
                    'echo "[grader $tok] in place passed: 9 passed, 0 failed"\n', True, "passed",
                    "in place passed"),
+        "unwritten": (TOKEN_READ + 'echo "[grader $tok] work sharing not checked: the threaded '
+                      'variant wrote too little of its output to tell"\n'
+                      'echo "[grader $tok] in place FAILED: 0 passed, 9 failed"\n', False, None,
+                      "not checked: the threaded variant wrote too little"),
     }
     for name, (script, scored, gate, word) in cases.items():
         h = runs.trust(fake(tmp, "h_" + name, script))
