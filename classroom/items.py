@@ -247,12 +247,17 @@ def in_place(cfg, it, h, envs, sb, seed, work_sharing):
                                 "\nThe threaded variant must share the scan among its threads: "
                                 "the self-test, in place and hidden vectors score 0 (45 of 60 "
                                 "points).")
-        elif odd or not any(v.startswith("threads shared") for share in shares for v in share):
+        elif odd:
             work_sharing.update(status_gate="failed", output=(
-                "the harness's verdict on the work sharing is missing" + (
-                    f" or repeated in the run {envs[odd[0]][0]}" if odd else "") +
-                ": a run must end as the harness ends it, without the output of its verdicts "
-                "lost or added to (scored as threads that do not share the work)"))
+                f"the harness's verdict on the work sharing is missing or repeated in the run "
+                f"{envs[odd[0]][0]}: a run must end as the harness ends it, without the output "
+                f"of its verdicts lost or added to (scored as threads that do not share the work)"))
+        elif not any(v.startswith("threads shared") for share in shares for v in share):
+            # not a pass, not a failure: the output was not written (a stub); it scores 0 anyway
+            said = next((v for share in shares for v in share if "wrote too little" in v),
+                        "work sharing not checked: no run had threads to share the work")
+            work_sharing.update(status_gate=None, output="not checked: " +
+                                said[len("work sharing not checked: "):])
         else:
             work_sharing.update(status_gate="passed", output="each thread wrote its own share "
                                                              "of the output")
