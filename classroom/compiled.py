@@ -17,7 +17,10 @@ Python 3, standard library only; it needs gcc (and nvcc for a .cu), objdump and 
 """
 import os
 import re
+import select
+import signal
 import subprocess
+import time
 
 # objdump's line markers: "/path/file.c:123" or "/path/file.c:123 (discriminator 4)"
 LINE_MARK = re.compile(r"^(/[^:]*|[A-Za-z]:[^:]*):(\d+)(?: \(discriminator \d+\))?$")
@@ -28,13 +31,97 @@ SYSCALL = re.compile(r"^(syscall|sysenter|int\s+\$0x80)\b")
 PP_MARK = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)\s*$')
 
 
-def run(cmd, cwd=None):
-    """(exit status, output) of a command; 127 when it is not there."""
+# What a command may take and say: a compiler that waits (`#include "/proc/self/fd/0"`) is
+# stopped, and a program that floods its output is stopped too, its output kept in part.
+COMPILE_TIMEOUT = 300
+OUTPUT_LIMIT = 64 << 20   # a command that prints more is stopped (the largest -E is ~8 MiB)
+OUTPUT_TAIL = 1 << 18     # bytes of a stream's end kept when it is cut
+
+
+class _Capture:
+    """One stream's output: its first `head` bytes and its last `tail`."""
+
+    def __init__(self, head, tail):
+        self.head, self.tail, self.total = bytearray(), bytearray(), 0
+        self.head_max, self.tail_max = head, tail
+
+    def add(self, data):
+        self.total += len(data)
+        room = self.head_max - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            del self.tail[:-self.tail_max]
+
+    def text(self):
+        left = self.total - len(self.head) - len(self.tail)
+        middle = f"\n... ({left} bytes of output left out) ...\n".encode() if left > 0 else b""
+        return (bytes(self.head) + middle + bytes(self.tail)).decode(errors="replace")
+
+
+def _kill_group(p):
     try:
-        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, errors="replace")
-        return r.returncode, r.stdout + r.stderr
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run(cmd, cwd=None, timeout=COMPILE_TIMEOUT, env=None, after=None, head=OUTPUT_LIMIT,
+        tail=OUTPUT_TAIL, limit=OUTPUT_LIMIT, pass_fds=()):
+    """(exit status, output: stdout then stderr) of a command, run with no input, in a process
+    group of its own, which is killed when the command ends (nothing it started stays behind;
+    `after()`, when given, is called then too, to kill what left the group). Each stream keeps
+    its first `head` bytes and its last `tail`. 124: it ran past `timeout` seconds, or printed
+    more than `limit` bytes (the output ends with a line that says which); 127: it is not
+    there. `pass_fds`: descriptors the command inherits (the grader's token pipe)."""
+    try:
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True, pass_fds=tuple(pass_fds))
     except OSError as e:
         return 127, str(e)
+    out_c, err_c = _Capture(head, tail), _Capture(head, tail)
+    streams = {p.stdout.fileno(): out_c, p.stderr.fileno(): err_c}
+    open_fds, note, ended = set(streams), "", None
+    deadline = time.monotonic() + timeout if timeout else None
+    while open_fds:
+        now = time.monotonic()
+        if ended is None and p.poll() is not None:
+            ended = now  # the command is done: what it left behind goes with its group
+            _kill_group(p)
+            if after:
+                after()
+        if ended is not None and now - ended > 5:
+            break  # a pipe still held open by a process out of reach: stop reading
+        if ended is None and deadline is not None and now > deadline:
+            note = f"\n(stopped after {timeout} s: it did not finish)"
+            _kill_group(p)
+            deadline = None
+        ready, _, _ = select.select(list(open_fds), [], [], 0.2)
+        for fd in ready:
+            data = os.read(fd, 1 << 16)
+            if not data:
+                open_fds.discard(fd)
+            else:
+                streams[fd].add(data)
+        if not note and sum(c.total for c in streams.values()) > limit:
+            note = (f"\n(stopped: it printed more than {limit >> 20} MiB; the grader keeps the "
+                    f"start and the end of what it printed)")
+            _kill_group(p)
+    if ended is None:  # its output is closed: wait for the command itself, to its deadline
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()) if deadline else None)
+        except subprocess.TimeoutExpired:
+            note = note or f"\n(stopped after {timeout} s: it did not finish)"
+    _kill_group(p)
+    if after:
+        after()
+    p.stdout.close()
+    p.stderr.close()
+    status = p.wait()
+    return (124 if note else status), out_c.text() + err_c.text() + note
 
 
 def demangle(names):

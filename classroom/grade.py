@@ -23,7 +23,8 @@ The grader is split by concern, so that the rule that decided a grade can be rea
   classroom/gate.py, compiled.py  the honesty gate (what a part may not do, from the compiler)
   classroom/submission.py         the student's file, their parts in the course's source
   classroom/items.py              each item's runs and the rule that scores it
-  classroom/runs.py               the build, the grader's own programs and vectors, the sandbox
+  classroom/runs.py               the build, the grader's own programs and vectors
+  classroom/sandbox.py            how the student's programs run, and the harness's verdicts
   classroom/reports.py            results.json, the table, the class's CSV files
   classroom/grade.py (this file)  one submission's grade from those, a class, the command line
 
@@ -47,6 +48,7 @@ import items  # noqa: E402
 import kit  # noqa: E402
 import reports  # noqa: E402
 import runs  # noqa: E402
+import sandbox  # noqa: E402
 import submission  # noqa: E402
 from items import CHAPTERS, CPU_THREADS, item, not_here, omp_env, runs_of  # noqa: E402
 from runs import GradeError, log  # noqa: E402
@@ -87,6 +89,8 @@ def grade(number, student, out_dir, gpu, env):
                                lambda s: runs.find_source(student, s), work)
     except FileNotFoundError as e:
         p, why = None, ("file missing: " + str(e).split(":")[0], str(e))
+    except submission.Refused as e:
+        p, why = None, ("file refused: " + str(e).split(":")[0], f"{e}; nothing was graded")
     except kit.MarkerError as e:
         p, why = None, ("markers broken: " + str(e).split(";")[0], str(e))
     except OSError as e:
@@ -203,12 +207,12 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
     made = runs.Made(b, cfg, env, vectors, hidden_runs,
                      it_place is not None or bool(hidden_runs.big) or
                      (it_speed is not None and not cfg.get("radix")))
-    sb = runs.Sandbox(work, [p for p in (b.run, made.harness, made.asan) if p],
+    sb = sandbox.Sandbox(work, [p for p in (b.run, made.harness, made.asan) if p],
                       list(made.vector.values())[:1], gpu[0] and not cfg.get("cpu"))
     if sb.note:
         instructor.append(sb.note)
-    envs = ([(f"OMP_NUM_THREADS={k}", omp_env(k, GRADE_SEED=str(seed))) for k in CPU_THREADS]
-            if cfg.get("cpu") else [("", dict(os.environ, GRADE_SEED=str(seed)))])
+    envs = ([(f"OMP_NUM_THREADS={k}", omp_env(k)) for k in CPU_THREADS]
+            if cfg.get("cpu") else [("", dict(os.environ))])
     battery = items.battery_args()
     share = {} if it_share else None
     with concurrent.futures.ThreadPoolExecutor(runs.jobs(cfg.get("cpu"))) as pool:
@@ -218,7 +222,7 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
                                              (["-n", str(runs.max_n())] if runs.max_n() else []),
                                              envs, r"^stress test passed", sb)
         f_place = it_place and pool.submit(items.in_place, cfg, it_place, made.harness, envs, sb,
-                                           share)
+                                           seed, share)
         collect_hidden = items.hidden(b, cfg, it_hidden, made, sb, pool)
         collect_san = items.sanitizers(b, cfg, it_san, env, made, sb, pool)
         ok, it_self["output"] = f_self.result()
@@ -235,6 +239,7 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
         it_share["gate"] = share.get("status_gate")
     if it_speed and it_speed["status"] == "graded":
         items.speed(b, cfg, it_speed, made, sb, seed, seed_set)
+    sb.close()
     if sb.tampered:
         reasons.append("the grader's own files changed while your programs ran ("
                        + ", ".join(os.path.relpath(t, ROOT) if t.startswith(ROOT) else t
@@ -403,6 +408,7 @@ def default_class_out(number):
 
 
 def main(argv):
+    runs.grade_seed()  # read now, and out of the environment of all that the grader starts
     if argv[:1] == ["setup"] and len(argv) == 2:
         return setup(parse_number(argv[1]))
     if len(argv) < 3 or argv[0] not in ("one", "class"):

@@ -16,12 +16,15 @@ The rules, in one place:
     stress, in place) are full: never from the hidden vectors, which the student sees later;
   - speed 25: 0 when any correctness item lost points, the hidden vectors included, so it is
     shown after the due date too;
-  - chapter 01's work sharing is "not judged" (no deduction) when the threads spent too little
-    CPU time to tell who did the work, and a part that still holds its stub is not run;
+  - chapter 01's work sharing is "not checked" (no deduction) when the threaded variant wrote
+    too little of its output to tell who did the work (its CPU time is not judged when the
+    threads spent less than half a serial scan's), and a part that still holds its stub is not
+    run;
   - a case this machine could not run (the n > 2^31 vector without the memory) is shown to the
     student and the instructor as "not run here", and its item is marked partial, never ok;
     an item that needs a GPU where there is none is "not graded here", out of 0.
 """
+import math
 import os
 import random
 import re
@@ -162,7 +165,8 @@ def excerpt(out, n=14):
     and its last lines (the count); not a tail that starts mid-stream. Notes about the grading
     machine (chapter 01's "more OpenMP threads than logical CPUs") are left out: the grader
     chooses the thread counts, and the note says nothing about the student's code."""
-    lines = [l for l in out.rstrip().splitlines() if l.strip() and not MACHINE_NOTE.search(l)]
+    lines = [runs.clip(l) for l in out.rstrip().splitlines()
+             if l.strip() and not MACHINE_NOTE.search(l)]
     if len(lines) <= n:
         return "\n".join(lines)
     first = next((i for i, l in enumerate(lines) if FAILURE.search(l)), None)
@@ -188,7 +192,8 @@ def runs_of(cmd, envs, pattern, sb, outputs=None):
         if outputs is not None:
             outputs.append(out)
         ok = status == 0 and last_line_is(out, pattern)
-        last = ([l for l in out.strip().splitlines() if l.strip()] or ["(no output)"])[-1]
+        last = runs.clip(([l for l in out.strip().splitlines() if l.strip()] or
+                          ["(no output)"])[-1])
         if label:
             lines.append(f"{label}: {'passed' if ok else 'FAILED'}: {last}")
         if not ok and failure is None:
@@ -206,32 +211,63 @@ def battery_args():
     return ["-n", str(min(max_n() or BATTERY_MAX, BATTERY_MAX))]
 
 
-def in_place(cfg, it, h, envs, sb, work_sharing):
+SHARE_VERDICTS = ("ONE THREAD:", "threads shared the work", "work sharing not checked")
+
+
+def in_place(cfg, it, h, envs, sb, seed, work_sharing):
     """The in-place item, through the harness; chapter 01's harness also says whether the
-    threads shared the work (work_sharing: the item of that gate)."""
+    threads shared the work (work_sharing: the item of that gate). Only the harness's verdicts
+    count (the lines with the run's token: sandbox.Sandbox.harness()): each run must say exactly
+    one final verdict, and chapter 01's each one verdict on the work sharing; a missing or a
+    repeated verdict is a failure, never a pass."""
     if h is None:
         it["output"] = "the in-place harness did not build"
         return
     if not sb.intact(h):
         it["output"] = "not run: the grader's harness changed while your code ran"
         return
-    outputs = []
-    ok, it["output"] = runs_of([h] + (["--self-test"] if cfg.get("cpu") else ["--in-place"]) +
-                               battery_args(), envs, r"^in place passed: \d+ passed, 0 failed$",
-                               sb, outputs)
-    it["score"] = it["max_score"] if ok else 0
+    cmd = [h] + (["--self-test"] if cfg.get("cpu") else ["--in-place"]) + battery_args()
+    lines, failure, shares = [], None, []
+    for label, e in envs:
+        status, out, said = sb.harness(cmd, seed, "in-place/" + label, env=e)
+        final = [v for v in said if v.startswith("in place ")]
+        share = [v for v in said if v.startswith(SHARE_VERDICTS)]
+        shares.append(share)
+        ok = status == 0 and len(final) == 1 and \
+            re.match(r"^in place passed: \d+ passed, 0 failed$", final[0]) is not None
+        last = final[0] if len(final) == 1 else (
+            "the harness gave no verdict" if not final else "the harness's verdict came "
+            f"{len(final)} times (only one is the harness's)")
+        if label:
+            lines.append(f"{label}: {'passed' if ok else 'FAILED'}: {last}")
+        if not ok and failure is None:
+            failure = (label, status, out if final else out.rstrip() + "\n" + last)
+    if failure is None:
+        it["score"] = it["max_score"]
+        it["output"] = "\n".join(lines) if lines else tail(out, 14)
+    else:
+        label, status, out = failure
+        it["output"] = "\n".join(lines + ([f"the first failure ({label}):"] if label else []) +
+                                 [excerpt(out), f"(exit status {status})"])
     if work_sharing is not None:
-        one = [l for out in outputs for l in out.splitlines() if l.startswith("ONE THREAD:")]
-        unjudged = [l for out in outputs for l in out.splitlines() if l.startswith("NOT JUDGED:")]
-        if not one and unjudged:
-            # too little CPU time to tell who did the work: neither passed nor failed
-            work_sharing.update(status_gate=None, output="not judged: " +
-                                unjudged[0][len("NOT JUDGED: "):])
-        elif one:
+        one = [v for share in shares for v in share if v.startswith("ONE THREAD:")]
+        odd = [k for k, share in enumerate(shares) if len(share) != 1]
+        if one:
             work_sharing.update(status_gate="failed", output=one[0][len("ONE THREAD: "):] +
                                 "\nThe threaded variant must share the scan among its threads: "
                                 "the self-test, in place and hidden vectors score 0 (45 of 60 "
                                 "points).")
+        elif odd:
+            work_sharing.update(status_gate="failed", output=(
+                f"the harness's verdict on the work sharing is missing or repeated in the run "
+                f"{envs[odd[0]][0]}: a run must end as the harness ends it, without the output "
+                f"of its verdicts lost or added to (scored as threads that do not share the work)"))
+        elif not any(v.startswith("threads shared") for share in shares for v in share):
+            # not a pass, not a failure: the output was not written (a stub); it scores 0 anyway
+            said = next((v for share in shares for v in share if "wrote too little" in v),
+                        "work sharing not checked: no run had threads to share the work")
+            work_sharing.update(status_gate=None, output="not checked: " +
+                                said[len("work sharing not checked: "):])
         else:
             work_sharing.update(status_gate="passed", output="each thread wrote its own share "
                                                              "of the output")
@@ -280,14 +316,15 @@ def big_run(b, cfg, made, sb):
         return False, ["WRONG n > 2^31: the grader's harness changed while your code ran"]
     if cfg.get("cpu"):
         threads = CPU_THREADS[-1]
-        status, out = sb.run([h, "--self-test"], env=omp_env(threads, GRADE_BIG=str(n),
-                                                             GRADE_SEED=str(made.runs.seed)))
+        status, out, said = sb.harness([h, "--self-test"], made.runs.seed, "big",
+                                       env=omp_env(threads, GRADE_BIG=str(n)))
     else:
         variants = cfg.get("big_variants") or cfg.get("file_variant")
-        status, out = sb.run([h, "--big", str(n)] + (["--variant", variants] if variants else []),
-                             env=dict(os.environ, GRADE_SEED=str(made.runs.seed)))
-    said = [l[len("big: "):] for l in out.splitlines() if l.startswith("big: ")]
-    if said and all(l.startswith("not run here") for l in said):
+        status, out, said = sb.harness([h, "--big", str(n)] +
+                                       (["--variant", variants] if variants else []),
+                                       made.runs.seed, "big")
+    said = [v[len("big: "):] for v in said if v.startswith("big: ")]
+    if status == 0 and said and all(l.startswith("not run here") for l in said):
         return None, said[:1]
     if status == 0 and said and all(l.endswith("right") for l in said):
         return True, [f"ok    {l}" for l in said]
@@ -423,7 +460,7 @@ def speed(b, cfg, it, made, sb, seed, seed_set):
             it["output"] = "the speed harness did not build:\n" + tail(b.log, 20)
             return
         measure = lambda n, rounds, reps, warmup: harness_speed(h, cfg["speed"], n, rounds,
-                                                                 reps, warmup, sb)
+                                                                 reps, warmup, sb, seed)
     lines = []
     for attempt in range(1, tries + 1):
         n, rounds, reps, warmup = speed_draw(seed, seed_set, attempt, largest)
@@ -441,7 +478,7 @@ def speed(b, cfg, it, made, sb, seed, seed_set):
             return
         if m["spread"] <= limit:
             ratio = m["student_pct"] / m["reference_pct"] if m["reference_pct"] > 0 else 0
-            it["score"] = round(25 * min(1.0, ratio / 0.9), 2)
+            it["score"] = round(25 * max(0.0, min(1.0, ratio / 0.9)), 2)
             it["output"] = "\n".join(lines) + (
                 f"\nyours / the course's = {ratio:.3f}; full marks from 0.9 up: "
                 f"{it['score']:g} of 25 (n = {n}, variant {cfg['speed']}"
@@ -454,22 +491,32 @@ def speed(b, cfg, it, made, sb, seed, seed_set):
                      f"on a quieter GPU")
 
 
-def harness_speed(h, variant, n, rounds, reps, warmup, sb):
+def harness_speed(h, variant, n, rounds, reps, warmup, sb, seed):
+    """One measurement: (the harness's verdict as numbers, or None; the output). The verdict is
+    the one `speed:` line with the run's token (sandbox.Sandbox.harness()), every number finite."""
     if not sb.intact(h):
         return None, "the grader's speed harness changed while your code ran"
-    status, out = sb.run([h, "--speed", variant, "-n", str(n), "--rounds", str(rounds),
-                          "--reps", str(reps), "--warmup", str(warmup)], alone=True)
-    m = re.search(r"^speed: (.*)$", out, re.M)
-    if not m:
-        return None, out
-    kv = dict(p.split("=", 1) for p in m.group(1).split())
-    wrong = int(kv.get("student_wrong_blocks", "0"))
-    return {"student_pct": float(kv["student_pct"]), "reference_pct": float(kv["reference_pct"]),
-            "spread": float(kv["memcpy_spread_pct"]), "what": "memcpy",
+    status, out, said = sb.harness([h, "--speed", variant, "-n", str(n), "--rounds", str(rounds),
+                                    "--reps", str(reps), "--warmup", str(warmup)], seed,
+                                   f"speed/{n}/{rounds}/{reps}/{warmup}", alone=True)
+    lines = [v[len("speed: "):] for v in said if v.startswith("speed: ")]
+    if len(lines) != 1:
+        return None, out + (f"\n(the harness's speed verdict came {len(lines)} times)" if lines
+                            else "\n(no speed verdict from the harness)")
+    try:
+        kv = dict(p.split("=", 1) for p in lines[0].split())
+        nums = {k: float(kv[k]) for k in ("student_pct", "reference_pct", "memcpy_spread_pct")}
+        wrong = int(kv.get("student_wrong_blocks", "0"))
+    except (KeyError, ValueError):
+        return None, out + "\n(the harness's speed verdict could not be read)"
+    if not all(math.isfinite(v) for v in nums.values()):
+        return None, out + "\n(the harness's speed verdict holds a number that is not finite)"
+    return {"student_pct": nums["student_pct"], "reference_pct": nums["reference_pct"],
+            "spread": nums["memcpy_spread_pct"], "what": "memcpy",
             "checked": int(kv.get("launches_checked", "0")),
             "wrong": (f"{wrong} blocks of the output check found wrong elements in the "
                       f"{kv.get('launches_checked')} timed and warm-up launches") if wrong else "",
-            "right": kv["student_right"] == "1" and status == 0}, out
+            "right": kv.get("student_right") == "1" and status == 0}, out
 
 
 def radix_speed(b, n, ref_run, sb):
@@ -494,6 +541,12 @@ def radix_speed(b, n, ref_run, sb):
             return None, out
         results.append(mine)
     s, r = results
-    return {"student_pct": float(s["pct_cub"]), "reference_pct": float(r["pct_cub"]),
-            "spread": max(float(s["cub_spread_pct"]), float(r["cub_spread_pct"])),
+    try:
+        nums = [float(x) for x in (s["pct_cub"], r["pct_cub"], s["cub_spread_pct"],
+                                   r["cub_spread_pct"])]
+    except (KeyError, TypeError, ValueError):
+        return None, "the --csv rows could not be read"
+    if not all(math.isfinite(v) for v in nums):
+        return None, "a number of the --csv rows is not finite"
+    return {"student_pct": nums[0], "reference_pct": nums[1], "spread": max(nums[2], nums[3]),
             "what": "cub::DeviceRadixSort", "right": s.get("check") == "ok"}, ""

@@ -13,10 +13,8 @@ import contextlib
 import fcntl
 import hashlib
 import os
-import pwd
 import re
 import shutil
-import subprocess
 import threading
 
 import compiled
@@ -35,21 +33,22 @@ def log(msg):
     print(msg, flush=True)
 
 
-def run(cmd, cwd=None, timeout=TIMEOUT, env=None):
-    """Run a command; return (exit status, combined output). A timeout is status 124."""
-    try:
-        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                           env=env, errors="replace")
-        return r.returncode, r.stdout + r.stderr
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        return 124, out + f"\n(stopped after {timeout} s: it did not finish)"
-    except OSError as e:
-        return 127, str(e)
+def run(cmd, cwd=None, timeout=TIMEOUT, env=None, **how):
+    """Run a command; return (exit status, combined output). A timeout is status 124; so is a
+    program stopped for printing too much (compiled.run(): no input, its process group killed
+    when it ends, `how`: what of its output is kept, descriptors it inherits)."""
+    return compiled.run(cmd, cwd=cwd, timeout=timeout, env=env, **how)
+
+
+LINE_MAX = 400  # characters of a line shown in an item
+
+
+def clip(line):
+    return line if len(line) <= LINE_MAX else line[:LINE_MAX] + f" ... ({len(line)} characters)"
 
 
 def tail(text, n=12):
-    lines = [l for l in text.strip().splitlines() if l.strip()]
+    lines = [clip(l) for l in text.strip().splitlines() if l.strip()]
     return "\n".join(lines[-n:])
 
 
@@ -58,9 +57,18 @@ def max_n():
     return int(v) if v.isdigit() else None
 
 
+_SEED = []
+
+
 def grade_seed():
-    v = os.environ.get("GRADE_SEED", "")
-    return (int(v), True) if v.isdigit() else (20261201, False)
+    """(the seed, whether the instructor set it): GRADE_SEED, read once and then taken out of
+    this process's environment, so that nothing the grader starts (a compiler, a student's
+    program) inherits it; the harnesses get seeds of their own (run_seed())."""
+    with _LOCK:
+        if not _SEED:
+            v = os.environ.pop("GRADE_SEED", "")
+            _SEED.append((int(v), True) if v.isdigit() else (20261201, False))
+    return _SEED[0]
 
 
 def jobs(cpu):
@@ -163,8 +171,9 @@ def sanitizer_path(env):
 
 
 def find_source(student, name):
-    """The student's copy of source `name` in `student` (a file or a folder), or raise."""
-    if os.path.isfile(student):
+    """The student's copy of source `name` in `student` (a file or a folder), or raise. Links
+    are not followed (submission.read_text() refuses a link or anything but a plain file)."""
+    if not os.path.isdir(student) or os.path.islink(student):
         return student
     found = []
     for top, dirs, names in os.walk(student):
@@ -230,7 +239,9 @@ _VECTORS = {}
 def vector_file(env, folder, seed, n):
     """The hidden vector of n int32 for this seed (vector_gen.h), written once per process by
     the checker: a file left by an earlier run is not used."""
-    path = os.path.join(folder, f"vector_{seed}_{n}.bin")
+    # named by a hash: the student's program reads this path, which must not tell the seed
+    name = hashlib.sha256(f"{seed}/vector/{n}".encode()).hexdigest()[:20]
+    path = os.path.join(folder, f"vector_{name}_{n}.bin")
     with _LOCK:
         if _VECTORS.get(path) != os.path.getmtime(path) if os.path.exists(path) else True:
             tmp = path + ".tmp"
@@ -479,80 +490,3 @@ class Made:
             self.reference, self.reference_log = radix_reference(b)
             if self.reference:
                 trust(self.reference)
-
-
-class Sandbox:
-    """How the student's programs run. Where the grader is root and setpriv is there: as the
-    user nobody, in an output folder (out) that is theirs alone, while the course, the build and
-    the grader's files stay root's, which nobody cannot write. Else (not root, no setpriv or no
-    nobody, nobody cannot reach the programs, or cannot use the GPU) as the grader's own user,
-    with `note` saying why. Either way, the grader's programs are compared with their hashes
-    (TRUSTED) before each use, and a changed one is in `tampered`."""
-
-    def __init__(self, work, programs, inputs, gpu):
-        self.prefix, self.note, self.tampered, self.gpu = [], None, [], gpu
-        self.out = os.path.join(work, "out")
-        os.makedirs(self.out, exist_ok=True)
-        self.env = {}
-        why = self.why_not(work, programs, inputs, gpu)
-        if why:
-            self.prefix = []
-            self.note = (f"the student's programs ran as the grader's own user ({why}); the "
-                         f"grader's files were checked against their hashes instead")
-
-    def why_not(self, work, programs, inputs, gpu):
-        if os.geteuid() != 0:
-            return "the grader does not run as root, so it cannot run them as nobody"
-        try:
-            nobody = pwd.getpwnam("nobody")
-        except KeyError:
-            return "there is no user nobody"
-        setpriv = shutil.which("setpriv")
-        if not setpriv:
-            return "setpriv (util-linux) is not installed"
-        self.prefix = [setpriv, f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}",
-                       "--clear-groups", "--"]
-        os.chown(self.out, nobody.pw_uid, nobody.pw_gid)
-        os.chmod(self.out, 0o700)
-        self.uid, self.gid = nobody.pw_uid, nobody.pw_gid
-        self.env = {"HOME": self.out}
-        test = ['for f; do case $f in x:*) [ -x "${f#x:}" ] || { echo "cannot run ${f#x:}"; '
-                'exit 1; };; r:*) [ -r "${f#r:}" ] || { echo "cannot read ${f#r:}"; exit 1; };; '
-                'w:*) [ -w "${f#w:}" ] || { echo "cannot write ${f#w:}"; exit 1; };; '
-                'n:*) [ -w "${f#n:}" ] && { echo "can write ${f#n:}"; exit 1; };; esac; done; '
-                'exit 0']
-        checks = [f"x:{p}" for p in programs] + [f"r:{p}" for p in inputs] + [f"w:{self.out}"] + \
-            [f"n:{p}" for p in [work, ROOT, os.path.join(ROOT, "build")] +
-             [os.path.dirname(p) for p in inputs]]
-        status, out = run(self.prefix + ["/bin/sh", "-c", test[0], "sh"] + checks)
-        if status:
-            return f"nobody {out.strip() or 'cannot reach them'}"
-        probe = os.path.join(ROOT, "build", "tests", "cuda_probe")
-        if gpu and run(self.prefix + [probe], env=dict(os.environ, **self.env))[0] != 0:
-            return "the GPU is not usable by nobody here"
-        return None
-
-    def run(self, cmd, env=None, timeout=TIMEOUT, alone=False):
-        """Run a student's program (or a tool that runs one), as nobody when sandboxed; on a
-        GPU, holding the GPU shared, or `alone` (the speed item)."""
-        with gpu_lock(alone) if self.gpu else contextlib.nullcontext():
-            return run(self.prefix + cmd, cwd=self.out, timeout=timeout,
-                       env=dict(env or os.environ, **self.env))
-
-    def output_file(self, name, copy_of=None):
-        """A file in out for a student's program to write (a copy of copy_of, for in place)."""
-        path = os.path.join(self.out, name)
-        if os.path.lexists(path):
-            os.remove(path)
-        if copy_of:
-            shutil.copyfile(copy_of, path)
-            if self.prefix:
-                os.chown(path, self.uid, self.gid)
-        return path
-
-    def intact(self, path):
-        """1 if the grader's file at path is as it was made (TRUSTED); else noted in tampered."""
-        if still_trusted(path):
-            return True
-        self.tampered.append(path)
-        return False

@@ -11,6 +11,7 @@ coincide honestly, so only an exact shape is reported for them.
 import difflib
 import os
 import re
+import stat
 
 import compiled
 import gate
@@ -81,8 +82,35 @@ def solution_tokens(env, rel, text, part, work):
     return _SOLUTION_TOKENS.get(key, [])
 
 
+# The largest source file the grader reads (the course's are 10-40 KiB).
+SOURCE_MAX = 1 << 20
+
+
+class Refused(Exception):
+    """A handed-in file the grader does not read: a link, not a plain file, too large."""
+
+
 def read_text(path):
-    raw = open(path, "rb").read()
+    """A source's text; a link, anything but a plain file, or a file over SOURCE_MAX bytes is
+    refused (Refused), without reading it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        if os.path.islink(path):
+            raise Refused(f"{os.path.basename(path)} is a symbolic link, not a file: hand in "
+                          f"the file itself") from e
+        raise
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise Refused(f"{os.path.basename(path)} is not a plain file (a device, a pipe or a "
+                          f"folder): hand in the source file itself")
+        if st.st_size > SOURCE_MAX:
+            raise Refused(f"{os.path.basename(path)} has {st.st_size} bytes, more than the "
+                          f"{SOURCE_MAX >> 10} KiB a source may have: hand in your source file")
+        raw = f.read(SOURCE_MAX + 1)
+    if len(raw) > SOURCE_MAX:
+        raise Refused(f"{os.path.basename(path)} is larger than {SOURCE_MAX >> 10} KiB")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

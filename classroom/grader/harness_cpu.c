@@ -11,25 +11,25 @@
  *
  * - the in-place battery: the battery's sizes (up to N when given, like the self-test), every
  *   pattern, inclusive and exclusive, every variant, in place, every element compared with the
- *   CPU reference; the seed is GRADE_SEED from the environment, when set;
+ *   CPU reference; the seed is this run's, from the grader (verdict.h);
  * - the work-sharing check, on every call of the "threads" variant (on T > 1 threads) of at
  *   least 16 pages per thread: the battery's large sizes, and a size of its own (1024 pages per
- *   thread and a few more from GRADE_SEED, so that a part cannot tell it apart), in place and
+ *   thread and a few more from the run's seed, so that a part cannot tell it apart), in place and
  *   out of place. Two witnesses: the output's pages are made read-only, and the first write to
  *   each page (a fault, caught here) records which OpenMP thread made it, then lets it through;
  *   and each thread's CPU time during the call is read from its clock (the grader sets
  *   OMP_WAIT_POLICY=passive, so a thread that waits sleeps). A variant whose threads share the
  *   scan has each thread write first to its own slice's pages and spend about its share of the
  *   time (its CPU time read on a call of its own, without the pages' faults); if one thread
- *   wrote first to 90 % of the pages, or spent 75 % of the threads' time, the line
- *   `ONE THREAD: ...` says so (the grader's work-sharing item: docs/instructor.md); if the
- *   threads spent less CPU time in all than half a serial scan of the same n (a stub's noise),
- *   the line `NOT JUDGED: ...` says who did the work cannot be told from it. It
+ *   wrote first to 90 % of the pages, or spent 75 % of the threads' time, the verdict
+ *   `ONE THREAD: ...` says so (the grader's work-sharing item: docs/instructor.md); the CPU
+ *   time is not judged when the threads spent less in all than half a serial scan of the same n
+ *   (a stub's noise). It
  *   does not depend on how the part is written (scan_serial() or a loop of its own), and the
  *   outputs are checked like the battery's;
  * - with GRADE_BIG=N in the environment, instead: the n > 2^31 case, the "threads" variant,
  *   inclusive, in place on one array of N elements (4N bytes: the grader's only host memory of
- *   that size), the input from vector_gen.h with GRADE_SEED, the output checked as a stream
+ *   that size), the input from vector_gen.h with the run's seed, the output checked as a stream
  *   against the vector made again. It prints `big: ...` and exits 0 when right; `big: not run
  *   here: ...` (exit 0) when the memory is not there.
  * Exit 0 when every case passed, 1 otherwise (docs/CONVENTIONS.md §4).
@@ -40,6 +40,7 @@
 #include "io.h"
 #include "selftest.h"
 #include "vector_gen.h"
+#include "verdict.h"
 
 #include <omp.h>
 #include <pthread.h>
@@ -51,10 +52,14 @@
 #include <time.h>
 #include <unistd.h>
 
-/** The tracked array: [g_base, g_base + g_bytes), and the thread that first wrote each page. */
+/** The tracked array: [g_base, g_base + g_bytes), the thread that first wrote each page, and
+    the last thread seen writing it (the pages are made read-only again every SAMPLE_US). */
 static char *g_base;
 static size_t g_bytes, g_page;
-static int *g_owner;
+static int *g_owner, *g_last;
+static volatile int g_watching;
+static long g_checked; /* tracked calls that wrote enough of their output to tell */
+#define SAMPLE_US 100
 
 /** A write to a read-only page of the tracked array: note the writing thread, let it through. */
 static void on_fault(int sig, siginfo_t *info, void *unused)
@@ -69,6 +74,7 @@ static void on_fault(int sig, siginfo_t *info, void *unused)
     const int t = omp_get_level() >= 1 ? omp_get_ancestor_thread_num(1) : 0;
     __atomic_compare_exchange_n(&g_owner[page], &(int){-1}, t, 0, __ATOMIC_RELAXED,
                                 __ATOMIC_RELAXED);
+    __atomic_store_n(&g_last[page], t, __ATOMIC_RELAXED);
     mprotect(g_base + page * g_page, g_page, PROT_READ | PROT_WRITE);
 }
 
@@ -148,50 +154,91 @@ static int cpu_end(size_t threads, double cpu_floor, char *why, size_t len)
     return 1;
 }
 
-/** Begin tracking the first writer of each page of a[0..n). */
+/** While a call is tracked: every SAMPLE_US, every page read-only again, so that the next write
+    to it is seen too (its writer becomes the page's last writer). Threads that touch their pages
+    first and then wait while one thread writes the output are seen as what they are. */
+static void *watch(void *unused)
+{
+    (void)unused;
+    const struct timespec pause = {0, SAMPLE_US * 1000L};
+    while (g_watching) {
+        nanosleep(&pause, NULL);
+        if (g_watching)
+            mprotect(g_base, g_bytes, PROT_READ);
+    }
+    return NULL;
+}
+
+static pthread_t g_watcher;
+
+/** Begin tracking the first and the last writer of each page of a[0..n). */
 static void track_begin(int32_t *a, size_t n)
 {
     g_page = (size_t)sysconf(_SC_PAGESIZE);
     g_bytes = (n * sizeof(int32_t) + g_page - 1) / g_page * g_page;
     for (size_t p = 0; p < g_bytes / g_page; ++p)
-        g_owner[p] = -1;
+        g_owner[p] = g_last[p] = -1;
     g_base = (char *)a;
     mprotect(g_base, g_bytes, PROT_READ);
+    g_watching = 1;
+    if (pthread_create(&g_watcher, NULL, watch, NULL) != 0)
+        g_watching = 0;
+}
+
+/** The thread that holds the most pages of `owner` (into *who), how many (into *most), and of
+    how many pages written (returned). */
+static size_t busiest(const int *owner, size_t pages, int *who, size_t *most)
+{
+    size_t count[256] = {0}, written = 0;
+    *who = 0;
+    *most = 0;
+    for (size_t p = 0; p < pages; ++p) {
+        const int t = owner[p];
+        if (t < 0)
+            continue;
+        ++written;
+        const int k = t < 256 ? t : 255;
+        if (++count[k] > *most) {
+            *most = count[k];
+            *who = k;
+        }
+    }
+    return written;
 }
 
 /** End tracking; into `why`, why one thread did the scan (T threads), returning 1, or 0. */
 static int track_end(size_t threads, char *why, size_t len)
 {
+    if (g_watching) {
+        g_watching = 0;
+        pthread_join(g_watcher, NULL);
+    }
     mprotect(g_base, g_bytes, PROT_READ | PROT_WRITE);
     const size_t pages = g_bytes / g_page;
-    size_t count[256] = {0}, written = 0, most = 0;
-    int who = 0;
-    for (size_t p = 0; p < pages; ++p) {
-        const int t = g_owner[p];
-        if (t < 0)
-            continue;
-        ++written;
-        const int k = t < 256 ? t : 255;
-        if (++count[k] > most) {
-            most = count[k];
-            who = k;
-        }
-    }
+    size_t most, last_most;
+    int who, last_who;
+    const size_t written = busiest(g_owner, pages, &who, &most);
+    busiest(g_last, pages, &last_who, &last_most);
     g_base = NULL;
     if (getenv("GRADE_SHARE_DEBUG"))
-        fprintf(stderr, "share: %zu pages, thread %d wrote first to %zu\n", written, who, most);
-    if (threads < 2 || written < 8 * threads || 10 * most < 9 * written)
+        fprintf(stderr, "share: %zu pages, thread %d wrote first to %zu, thread %d last to %zu\n",
+                written, who, most, last_who, last_most);
+    if (threads < 2 || written < 8 * threads)
         return 0;
-    snprintf(why, len, "thread %d wrote first to %zu of the output's %zu pages (%.0f %%) on %zu "
-             "threads", who, most, written, 100.0 * (double)most / (double)written, threads);
-    return 1;
-}
-
-/** The seed: GRADE_SEED when set (the instructor's), else the chapter's. */
-static uint64_t grade_seed(uint64_t fallback)
-{
-    const char *s = getenv("GRADE_SEED");
-    return s && *s ? strtoull(s, NULL, 10) : fallback;
+    ++g_checked;
+    if (10 * most >= 9 * written) {
+        snprintf(why, len, "thread %d wrote first to %zu of the output's %zu pages (%.0f %%) on "
+                 "%zu threads", who, most, written, 100.0 * (double)most / (double)written,
+                 threads);
+        return 1;
+    }
+    if (10 * last_most >= 9 * written) {
+        snprintf(why, len, "thread %d was the last seen writing %zu of the output's %zu pages "
+                 "(%.0f %%) on %zu threads", last_who, last_most, written,
+                 100.0 * (double)last_most / (double)written, threads);
+        return 1;
+    }
+    return 0;
 }
 
 /** The index of the "threads" variant, or -1. */
@@ -210,7 +257,7 @@ static int big_case(const scan_program *prog, scan_fn fn, void *ctx, size_t n, u
     const size_t need = n * sizeof(int32_t) + ((size_t)1 << 28);
     const size_t have = host_memory_available();
     if (v < 0 || (have && have < need)) {
-        printf("big: not run here: n = %zu needs %.1f GiB of host memory, %.1f GiB available\n",
+        verdict("big: not run here: n = %zu needs %.1f GiB of host memory, %.1f GiB available",
                n, (double)need / (1 << 30), (double)have / (1 << 30));
         return EXIT_OK;
     }
@@ -251,12 +298,12 @@ static int big_case(const scan_program *prog, scan_fn fn, void *ctx, size_t n, u
         uint32_t s = prefix[first >> 20];
         for (size_t i = first >> 20 << 20; i <= first; ++i)
             s += (uint32_t)grade_vector_at(key, i);
-        printf("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: WRONG: %zu "
-               "of %zu elements wrong; the first at index %zu: expected %d, got %d\n", n,
+        verdict("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: WRONG: "
+                "%zu of %zu elements wrong; the first at index %zu: expected %d, got %d", n,
                omp_get_max_threads(), wrong, n, first, (int32_t)s, a[first]);
     } else {
-        printf("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: right%s\n",
-               n, omp_get_max_threads(), status ? " (but the scan returned an error)" : "");
+        verdict("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: right%s",
+                n, omp_get_max_threads(), status ? " (but the scan returned an error)" : "");
     }
     free(prefix);
     munmap(a, n * sizeof(int32_t));
@@ -266,7 +313,7 @@ static int big_case(const scan_program *prog, scan_fn fn, void *ctx, size_t n, u
 int self_test_run(const scan_program *prog, const scan_options *opt, const self_test_config *cfg,
                   scan_fn fn, void *ctx)
 {
-    const uint64_t seed = grade_seed(opt->seed);
+    const uint64_t seed = run_seed(opt->seed);
     const char *big = getenv("GRADE_BIG");
     if (big && *big)
         return big_case(prog, fn, ctx, (size_t)strtoull(big, NULL, 10), seed);
@@ -274,6 +321,7 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
     const size_t limit = opt->n_given ? opt->n : (size_t)-1;
     const int count = in_place_sizes(cfg->tile, limit, sizes);
     long passed = 0, failed = 0, one_threads = 0;
+    char one_why[400] = "";
     const size_t threads = (size_t)omp_get_max_threads();
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     /* the check's own size: 1024 pages per thread (4 MiB: time enough for the CPU clocks), and
@@ -288,13 +336,14 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
     int32_t *ref = (int32_t *)xmalloc((largest ? largest : 1) * sizeof(int32_t), "the reference");
     const size_t most = largest > 4 * sharing ? largest : 4 * sharing;
     g_owner = (int *)xmalloc((most * sizeof(int32_t) / page + 2) * sizeof(int), "the pages");
+    g_last = (int *)xmalloc((most * sizeof(int32_t) / page + 2) * sizeof(int), "the pages");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigaction(SIGSEGV, &sa, NULL);
     printf("in-place battery of %s: %d sizes up to %zu, 4 patterns, inclusive and exclusive, "
-           "every variant, seed %llu\n", prog->name, count, largest, (unsigned long long)seed);
+           "every variant\n", prog->name, count, largest);
     for (int i = 0; i < count; ++i) {
         const size_t n = sizes[i];
         for (int p = 0; p < PATTERN_COUNT; ++p) {
@@ -311,8 +360,7 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
                     const int status = fn(ctx, v, buf, buf, n, exclusive);
                     char why[200];
                     if (tracked && track_end(threads, why, sizeof why) && one_threads++ == 0)
-                        printf("ONE THREAD: variant threads, n=%zu: %s: the threads must share "
-                               "the scan\n", n, why);
+                        snprintf(one_why, sizeof one_why, "variant threads, n=%zu: %s", n, why);
                     const verify_result r = verify_scan(ref, buf, n);
                     if (status == 0 && r.mismatches == 0) {
                         ++passed;
@@ -358,12 +406,9 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
             const int status = fn(ctx, tv, in_place ? out : src, out, n, 0);
             const int one = k ? track_end(threads, why, sizeof why) :
                                 cpu_end(threads, cpu_floor, why, sizeof why);
-            if (one < 0)
-                printf("NOT JUDGED: variant threads, n=%zu, %s: %s\n", n,
-                       in_place ? "in place" : "out of place", why);
-            if (one > 0 && one_threads++ == 0)
-                printf("ONE THREAD: variant threads, n=%zu, %s: %s: the threads must share the "
-                       "scan\n", n, in_place ? "in place" : "out of place", why);
+            if (one > 0 && one_threads++ == 0) /* one < 0: too little CPU time to judge */
+                snprintf(one_why, sizeof one_why, "variant threads, n=%zu, %s: %s", n,
+                         in_place ? "in place" : "out of place", why);
             const verify_result r = verify_scan(want, out, n);
             if (status == 0 && r.mismatches == 0) {
                 ++passed;
@@ -382,6 +427,19 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
     munmap(buf, (largest ? largest : 1) * sizeof(int32_t));
     free(ref);
     free(g_owner);
-    printf("in place %s: %ld passed, %ld failed\n", failed ? "FAILED" : "passed", passed, failed);
+    free(g_last);
+    /* the verdicts, last, each once: the work sharing (on one thread: not checked), then the
+       battery */
+    if (one_threads)
+        verdict("ONE THREAD: %s: the threads must share the scan", one_why);
+    else if (g_checked)
+        verdict("threads shared the work: each wrote first to its own pages, on %zu threads",
+                threads);
+    else if (threads < 2 || tv < 0)
+        verdict("work sharing not checked: %zu thread(s)", threads);
+    else
+        verdict("work sharing not checked: the threaded variant wrote too little of its output "
+                "to tell, on %zu threads", threads);
+    verdict("in place %s: %ld passed, %ld failed", failed ? "FAILED" : "passed", passed, failed);
     return failed ? EXIT_WRONG : EXIT_OK;
 }

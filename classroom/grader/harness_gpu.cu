@@ -29,16 +29,17 @@
  *                                         a launcher that skips its work on some calls (a call
  *                                         counter) is seen, whichever calls it skips. grade.py
  *                                         draws n, R, K and W from a secret for each run.
- *                                         Prints one line `speed: key=value ...`.
+ *                                         Says one verdict `speed: key=value ...`.
  *   harness --big N [--variant A,B]       the n > 2^31 case: every variant (or those) scans N
  *                                         elements in place on the GPU (inclusive for the first,
  *                                         exclusive for the next, and so on), the input from
  *                                         vector_gen.h made and copied up 64 MiB at a time, the
  *                                         output copied back and checked as a stream against
  *                                         the vector made again: the host holds 64 MiB, not n.
- *                                         Prints `big: ...` per variant; `big: not run here:
+ *                                         Says `big: ...` per variant; `big: not run here:
  *                                         ...` (exit 0) when the GPU lacks the memory.
- * The seed is GRADE_SEED from the environment when set. Exit status: 0 passed (or measured and
+ * The verdicts are lines only the grader's token makes believable, and the seed is this run's,
+ * from the grader (verdict.h). Exit status: 0 passed (or measured and
  * right), 1 a result was wrong, 2 bad usage, 3 CUDA trouble (docs/CONVENTIONS.md §4).
  */
 #include "battery_sizes.h"
@@ -49,6 +50,7 @@
 #include "io.h"
 #include "report.h"
 #include "vector_gen.h"
+#include "verdict.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +68,7 @@ typedef struct harness_request {
     int rounds;              /**< --rounds */
     int reps;                /**< --reps */
     int warmup;              /**< --warmup */
-    uint64_t seed;           /**< GRADE_SEED, or the course's default */
+    uint64_t seed;           /**< this run's seed from the grader, or the course's default */
     const gpu_chapter *student; /**< the student's chapter, once its main() has called in */
 } harness_request;
 
@@ -110,8 +112,7 @@ static int in_place(const gpu_chapter *ch, const harness_request *rq)
     CUDA_CHECK(cudaMalloc((void **)&d_buf, (largest ? largest : 1) * sizeof(int32_t)));
     long passed = 0, failed = 0;
     printf("in-place battery of %s: %d sizes up to %zu, 4 patterns, inclusive and exclusive, "
-           "every variant, seed %llu\n", ch->prog.name, count, largest,
-           (unsigned long long)rq->seed);
+           "every variant\n", ch->prog.name, count, largest);
     for (int v = 0; v < ch->prog.variant_count; ++v) {
         scratch s = scratch_for(ch, v, largest);
         for (int i = 0; i < count; ++i) {
@@ -149,7 +150,7 @@ static int in_place(const gpu_chapter *ch, const harness_request *rq)
     free(in);
     free(out);
     free(ref);
-    printf("in place %s: %ld passed, %ld failed\n", failed ? "FAILED" : "passed", passed, failed);
+    verdict("in place %s: %ld passed, %ld failed", failed ? "FAILED" : "passed", passed, failed);
     return failed ? EXIT_WRONG : EXIT_OK;
 }
 
@@ -252,7 +253,7 @@ static int big_case(const gpu_chapter *ch, const harness_request *rq)
         const size_t scratch_bytes = ch->temp_bytes ? ch->temp_bytes(v, n) : 0;
         const double need = (double)n * sizeof(int32_t) + (double)scratch_bytes;
         if (!d_buf && need > 0.95 * (double)cuda_free_bytes()) {
-            printf("big: not run here: n = %zu needs %.1f GiB of GPU memory, %.1f GiB free\n", n,
+            verdict("big: not run here: n = %zu needs %.1f GiB of GPU memory, %.1f GiB free", n,
                    need / (1 << 30), (double)cuda_free_bytes() / (1 << 30));
             free(host);
             return EXIT_OK;
@@ -284,12 +285,12 @@ static int big_case(const gpu_chapter *ch, const harness_request *rq)
                         &first_wrong, &want, &got);
         }
         if (wrong) {
-            printf("big: n = %zu, variant %s, %s, in place: WRONG: %zu of %zu elements wrong; the "
-                   "first at index %zu: expected %d, got %d\n", n, ch->prog.variants[v],
+            verdict("big: n = %zu, variant %s, %s, in place: WRONG: %zu of %zu elements wrong; "
+                    "the first at index %zu: expected %d, got %d", n, ch->prog.variants[v],
                    exclusive ? "exclusive" : "inclusive", wrong, n, first_wrong, want, got);
             status = EXIT_WRONG;
         } else {
-            printf("big: n = %zu, variant %s, %s, in place: right\n", n, ch->prog.variants[v],
+            verdict("big: n = %zu, variant %s, %s, in place: right", n, ch->prog.variants[v],
                    exclusive ? "exclusive" : "inclusive");
         }
     }
@@ -448,10 +449,10 @@ static int speed(const gpu_chapter *student, const gpu_chapter *reference,
         hi = copy[r] > hi ? copy[r] : hi;
     }
     const double copy_median = median(copy, rq->rounds);
-    printf("speed: n=%zu variant=%s rounds=%d reps=%d warmup=%d student_pct=%.2f "
-           "reference_pct=%.2f ratio=%.4f memcpy_us=%.2f memcpy_spread_pct=%.2f student_right=%d "
-           "reference_right=%d launches_checked=%ld student_wrong_blocks=%llu "
-           "reference_wrong_blocks=%llu\n",
+    verdict("speed: n=%zu variant=%s rounds=%d reps=%d warmup=%d student_pct=%.2f "
+            "reference_pct=%.2f ratio=%.4f memcpy_us=%.2f memcpy_spread_pct=%.2f student_right=%d "
+            "reference_right=%d launches_checked=%ld student_wrong_blocks=%llu "
+            "reference_wrong_blocks=%llu",
            n, rq->variant, rq->rounds, rq->reps, rq->warmup, median(share_s, rq->rounds),
            median(share_r, rq->rounds), median(ratio, rq->rounds), copy_median * 1e3,
            100.0 * (hi - lo) / copy_median, right_s, right_r, checked, wrong[0], wrong[1]);
@@ -508,8 +509,7 @@ int main(int argc, char **argv)
     g_request.rounds = 7;
     g_request.reps = 20;
     g_request.warmup = 3;
-    const char *seed = getenv("GRADE_SEED");
-    g_request.seed = seed && *seed ? strtoull(seed, NULL, 10) : CLI_DEFAULT_SEED;
+    g_request.seed = run_seed(CLI_DEFAULT_SEED);
     int mode_given = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--in-place") == 0) {

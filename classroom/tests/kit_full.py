@@ -20,12 +20,12 @@ tier (several minutes on 2 cores; no GPU needed).
     nothing, a broken grade.env gives a results.json that says so.
  6. The speed item draws its size and counts from a secret and scores 0 when the harness counted
     a wrong launch (a fake harness); harness_gpu.cu compiles for sm_90; as root, the students'
-    programs run as nobody; the checker and the harnesses are made, and hashed, before the
-    first student program runs.
+    programs run as a user of their own; the checker and the harnesses are made, and hashed,
+    before the first student program runs; on Gradescope, a part that includes ../grade.env
+    finds no seed.
 """
 import json
 import os
-import pwd
 import re
 import shutil
 import sys
@@ -181,8 +181,9 @@ def grader_plants(tmp, copy):
     if r:
         share = next(t for t in r["tests"] if t["name"].startswith("threads"))
         check("grade: a part that does nothing scores the build's 5; 'threads share the work' "
-              "is not judged (too little CPU time), never failed", r["score"] == 5 and
-              gate_of(r, "threads") is None and share["output"].startswith("not judged: ") and
+              "is not checked (too little written, too little CPU time), never failed",
+              r["score"] == 5 and
+              gate_of(r, "threads") is None and share["output"].startswith("not checked: ") and
               "share" not in r["extra_data"]["verdict"], json.dumps(r)[:900])
     # a part that ignores the slices' prefixes, graded on one CPU with OMP_NUM_THREADS=1
     path = planted(tmp, "unseeded", [(SCAN, SCAN.replace("prefix[t]);", "0u);"))])
@@ -337,6 +338,16 @@ def gradescope_run(tmp):
               status == 0 and "readable" not in out and r is not None and
               not any("grader's own user" in n for n in r["extra_data"]["instructor_notes"]),
               out[-600:] + json.dumps(r["extra_data"]["instructor_notes"] if r else None))
+    # a part that includes the seed's file by the chapter's -I folder (the gamer's E_grade_env)
+    text = open(os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c")).read().replace(
+        "        uint32_t aggregate = 0;\n", '#include "../grade.env"\n        uint32_t aggregate = 0;\n', 1)
+    leak = os.path.join(tmp, "grade_env_part.c")
+    open(leak, "w").write(text)
+    r, out = autograde(leak, "cpu_serial.c")
+    check("Gradescope: a part that includes ../grade.env finds no seed there (grade.env is "
+          "moved aside while grading, and back after)", r is not None and
+          "GRADE_SEED=4242" not in json.dumps(r) and
+          os.path.isfile(os.path.join(src, "grade.env")), json.dumps(r)[:600] if r else out[-600:])
     after = {f: os.path.getmtime(os.path.join(src, "build", "common", f)) for f in objects}
     check("make grade (no SMS given) rebuilt nothing and kept the flags of grade-setup",
           after == objects and open(os.path.join(src, "build", "flags.txt")).read() == flags_text
@@ -355,6 +366,7 @@ def harness_and_sandbox(tmp):
     sys.path.insert(0, kit.KIT)
     import items  # noqa: E402
     import runs  # noqa: E402
+    import sandbox  # noqa: E402
     draws = {items.speed_draw(4242, True, k, 1 << 26) for k in (1, 2, 3)}
     check("the speed item: each try draws its own n (below 2^26) and counts of rounds, launches "
           "and warm-ups; the same GRADE_SEED draws the same; the public default draws anew",
@@ -362,17 +374,18 @@ def harness_and_sandbox(tmp):
           items.speed_draw(4242, True, 1, 1 << 26) == items.speed_draw(4242, True, 1, 1 << 26) and
           len({items.speed_draw(20261201, False, 1, 1 << 26) for _ in range(4)}) > 1, repr(draws))
     fake = os.path.join(tmp, "fake_harness")
-    open(fake, "w").write("#!/bin/sh\necho \"$@\" > args\necho 'speed: n=1 variant=x "
+    open(fake, "w").write("#!/bin/sh\nread -r tok seed <&\"$GRADE_FD\"\necho \"$@\" > args\n"
+                          "echo \"[grader $tok] speed: n=1 variant=x "
                           "rounds=7 reps=20 warmup=3 student_pct=99.0 reference_pct=50.0 "
                           "ratio=1.98 memcpy_us=1 memcpy_spread_pct=1.0 student_right=0 "
                           "reference_right=1 launches_checked=161 student_wrong_blocks=7 "
-                          "reference_wrong_blocks=0'\nexit 1\n")
+                          "reference_wrong_blocks=0\"\nexit 1\n")
     os.chmod(fake, 0o755)
 
     class Made:
         harness, reference = runs.trust(fake), None
 
-    sb = runs.Sandbox(os.path.join(tmp, "fake_work"), [fake], [], False)
+    sb = sandbox.Sandbox(os.path.join(tmp, "fake_work"), [fake], [], False)
     it = items.item("speed", 25)
     items.speed(None, items.CHAPTERS[4], it, Made, sb, 4242, True)
     args = open(os.path.join(sb.out, "args")).read().split()
@@ -391,12 +404,12 @@ def harness_and_sandbox(tmp):
             os.path.join(kit.KIT, "grader", "harness_gpu.cu"), "-o", obj])
         check("harness_gpu.cu (in place, the n > 2^31 case, speed) compiles with the course's "
               "flags for sm_90 (it runs only on a GPU)", status == 0, out[-800:])
-    sb = runs.Sandbox(os.path.join(tmp, "sb_work"), [], [], False)
+    sb = sandbox.Sandbox(os.path.join(tmp, "sb_work"), [], [], False)
     if os.geteuid() == 0 and shutil.which("setpriv"):
         status, out = sb.run(["sh", "-c", "id -u; : > " + os.path.join(ROOT, "build", "grade",
                                                                       "planted") + " && echo wrote"])
-        check("as root, the students' programs run as nobody and cannot write the course's build",
-              sb.note is None and out.split()[0] == str(pwd.getpwnam("nobody").pw_uid) and
+        check("as root, the students' programs run as a user of their own and cannot write "
+              "the course's build", sb.note is None and int(out.split()[0]) >= sandbox.ID_BASE and
               "wrote" not in out and not os.path.exists(os.path.join(ROOT, "build", "grade",
                                                                      "planted")), out)
     else:

@@ -16,14 +16,21 @@ The quick tier:
     files are there; an existing folder is refused;
  4. the honesty gate (gate_corpus.py --quick): chapter 01's honest parts and cheats, four GPU;
  5. the grader on chapter 01 (GRADE_MAX_N=70000), as make grade-class grades a Gradescope
-    export of five, writing outside the course unless told: the course's file scores 60 with
+    export of six, writing outside the course unless told: the course's file scores 60 with
     both gates passed, the n > 2^31 case "not run here" shown to the student and the grade
     partial; a part that skips each slice's first element earns the build's 5 and nothing else;
-    a threaded variant that scans on one thread fails "threads share the work" (15 of 60);
-    broken markers and a missing file say so; a group's members each get a row of
-    gradescope_scores.csv; what a student sees is the same with and without notes for the
-    instructor; the checker finds a wrong element. (--all: the stub is "not written": no build
-    points, no honesty failure.)
+    a threaded variant that scans on one thread while the others touch their pages and spin,
+    gluing a "." before the harness's verdict, fails "threads share the work" (15 of 60);
+    broken markers, a missing file and a link to /dev/zero say so; a group's members each get
+    a row of gradescope_scores.csv; what a student sees is the same with and without notes for
+    the instructor; the checker finds a wrong element. (--all: the stub is "not written": no
+    build points, no honesty failure.)
+ 7. running students' code (fake harnesses, no build): only the harness's lines with the run's
+    token count, wherever they start; a missing, repeated or non-finite verdict fails (in
+    place, work sharing, speed); GRADE_SEED reaches no student program and each harness run
+    gets a seed of its own; a run's leftover processes are killed and it cannot write another
+    student's folder; a flood of output is stopped and kept in part; a compiler that waits is
+    stopped; a link, a device or an oversized file is refused.
 Each check prints ok or FAIL; the last line counts the failures.
 """
 import csv
@@ -270,7 +277,24 @@ def starters(tmp):
 
 SKIP_FIRST = (SCAN, "scan_serial(in + begin + (t > 0), out + begin + (t > 0), end - begin - "
                     "(t > 0 && end > begin), exclusive, prefix[t]);")
-ONE_THREAD = (SCAN, "if (t == 0)\n            scan_serial(in, out, n, exclusive, 0);")
+# one thread scans; the others touch their pages first and spin, and the scanning thread leaves
+# a "." on stdout in place, so that the harness's verdict no longer starts its line (the gamer's
+# M_touch_spin and A_glue, kitrev_gamer)
+ONE_THREAD = (SCAN, """static volatile int finished;
+        for (size_t i = begin; i < end; i += 1024)
+            out[i] = in[i];
+#pragma omp barrier
+#pragma omp single
+        finished = 0;
+        if (t == 0) {
+            scan_serial(in, out, n, exclusive, 0);
+            if (in == out)
+                printf(".");
+            finished = 1;
+        } else {
+            while (!finished)
+                ;
+        }""")
 
 
 def excerpts():
@@ -355,11 +379,14 @@ def reports_and_class(tmp, course):
             "submission_6": open(planted(tmp, "include", [(SCAN, '#include "../grade.env"\n'
                                                                  '        ' + SCAN)])).read(),
             "submission_7": kit.replace_parts(course_file, {"three-steps": kit.stub("three-steps")},
-                                              "cpu_serial.c")}
+                                              "cpu_serial.c"),
+            "submission_8": "/dev/zero"}
     open(os.path.join(course, "grade.env"), "w").write("GRADE_SEED=13579\n")
     for name, text in subs.items():
         os.makedirs(os.path.join(klass, name))
-        if text is None:
+        if text == "/dev/zero":
+            os.symlink(text, os.path.join(klass, name, "cpu_serial.c"))
+        elif text is None:
             open(os.path.join(klass, name, "notes.txt"), "w").write("forgot the file\n")
         else:
             open(os.path.join(klass, name, "cpu_serial.c"), "w").write(text)
@@ -400,9 +427,9 @@ def reports_and_class(tmp, course):
         share = next(t for t in stub["tests"] if t["name"].startswith("threads"))
         selftest = next(t for t in stub["tests"] if t["name"].startswith("self-test"))
         check("grade: the untouched stub is 'not written', 0, never 'threads do not share the "
-              "work' (that gate not judged), and none of its runs is made",
+              "work' (that gate not checked), and none of its runs is made",
               stub["score"] == 0 and stub["extra_data"]["verdict"] == "not written: three-steps"
-              and gate_of(stub, "threads") is None and share["output"].startswith("not judged")
+              and gate_of(stub, "threads") is None and share["output"].startswith("not checked")
               and selftest["output"].startswith("not run: part(s) three-steps") and
               not any("share" in n for n in stub["extra_data"]["instructor_notes"]),
               json.dumps(stub)[:900])
@@ -442,21 +469,23 @@ def reports_and_class(tmp, course):
               "\n".join(wrong[:4]))
     if one:
         share = next(t for t in one["tests"] if t["name"].startswith("threads"))
-        check("grade: a threaded variant that scans on one thread fails 'threads share the "
-              "work' (the student sees why), loses the correctness items: 15 of 60, flagged "
-              "for the instructor", gate_of(one, "threads") == "failed" and one["score"] == 15 and
-              "wrote first to" in share["output"] and share["visibility"] == "visible" and
+        check("grade: a threaded variant that scans on one thread while the others touch their "
+              "pages and spin, a '.' glued before the verdict, fails 'threads share the work' "
+              "(the student sees why), loses the correctness items: 15 of 60, flagged for the "
+              "instructor", gate_of(one, "threads") == "failed" and one["score"] == 15 and
+              "the last seen writing" in share["output"] and share["visibility"] == "visible" and
               any("does not share" in n for n in one["extra_data"]["instructor_notes"]),
               json.dumps(scores(one)) + share["output"][:300])
     rows = {r["student"]: r for r in csv.DictReader(open(os.path.join(out, "grades.csv")))}
     check("the write-up's line is said once for the class (grade-class's summary), not on every "
-          "row of grades.csv; 'grading 7 submissions'", text.count("graded by hand") == 1 and
+          "row of grades.csv; 'grading 8 submissions'", text.count("graded by hand") == 1 and
           not any("graded by hand" in r.get("notes", "") for r in rows.values()) and
-          "grading 7 submissions" in text, text[-600:])
+          "grading 8 submissions" in text, text[-600:])
     upload = list(csv.DictReader(open(os.path.join(out, "gradescope_scores.csv"))))
     want = {"submission_1": "ok", "submission_2": "points lost", "submission_3": "threads do not",
             "submission_4": "markers broken", "submission_5": "file missing",
-            "submission_6": "honesty", "submission_7": "not written"}
+            "submission_6": "honesty", "submission_7": "not written",
+            "submission_8": "file refused: cpu_serial.c is a symbolic link"}
     check("grades.csv: a row per submission with a status that says why; gradescope_scores.csv: "
           "a row per student, a group's members each on their own with the group's score",
           all(rows.get(k, {}).get("status", "").startswith(v) for k, v in want.items()) and
@@ -480,6 +509,162 @@ def reports_and_class(tmp, course):
     bad = run([binary, "scan-seed", "5", "1000", outp, "inclusive"])
     check("check_output: a right output passes, one wrong element is found (its index)",
           good[0] == 0 and bad[0] == 1 and "the first at index 500" in bad[1], repr((good, bad)))
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. running students' code: the harness's verdicts, the seed, the sandbox, the output, the file
+# ---------------------------------------------------------------------------------------------
+
+TOKEN_READ = 'read -r tok seed <&"$GRADE_FD"\n'
+FORGED = "[grader " + "f" * 32 + "]"
+
+
+def fake(tmp, name, body):
+    """A shell script standing in for a harness (or a student's program) in tmp."""
+    path = os.path.join(tmp, name)
+    open(path, "w").write("#!/bin/sh\n" + body)
+    os.chmod(path, 0o755)
+    return path
+
+
+def verdicts_and_seed(tmp):
+    """G1, G4, G9: only the lines with the run's token count, wherever they start; a missing,
+    repeated or non-finite verdict fails; the harness's seed is its own, GRADE_SEED reaches no
+    student program, and the harnesses print no seed."""
+    import items  # noqa: E402
+    import runs  # noqa: E402
+    import sandbox  # noqa: E402
+    work = os.path.join(tmp, "verdict_work")
+    cases = {  # name: (script, in place scored?, the work-sharing gate, a word of its output)
+        "glued": (TOKEN_READ + 'printf "."; echo "[grader $tok] ONE THREAD: thread 0 wrote '
+                  'first to all pages"\necho "%s threads shared the work"\n'
+                  'echo "[grader $tok] in place passed: 9 passed, 0 failed"\n' % FORGED,
+                  True, "failed", "thread 0 wrote first"),
+        "forged": ('echo "%s threads shared the work"\necho "in place passed: 9 passed, 0 failed"\n'
+                   % FORGED, False, "failed", "missing"),
+        "twice": (TOKEN_READ + 'echo "[grader $tok] threads shared the work"\n'
+                  'echo "[grader $tok] in place FAILED: 0 passed, 9 failed"\n'
+                  'echo "[grader $tok] in place passed: 9 passed, 0 failed"\n', False, "passed",
+                  "2 times"),
+        "honest": (TOKEN_READ + 'echo "[grader $tok] threads shared the work"\n'
+                   'echo "[grader $tok] in place passed: 9 passed, 0 failed"\n', True, "passed",
+                   "in place passed"),
+        "unwritten": (TOKEN_READ + 'echo "[grader $tok] work sharing not checked: the threaded '
+                      'variant wrote too little of its output to tell"\n'
+                      'echo "[grader $tok] in place FAILED: 0 passed, 9 failed"\n', False, None,
+                      "not checked: the threaded variant wrote too little"),
+    }
+    for name, (script, scored, gate, word) in cases.items():
+        h = runs.trust(fake(tmp, "h_" + name, script))
+        sb = sandbox.Sandbox(work + name, [h], [], False)
+        it, share = items.item("in place", 5), {}
+        items.in_place({"cpu": True}, it, h, [("OMP_NUM_THREADS=3", items.omp_env(3))], sb, 4242,
+                       share)
+        sb.close()
+        check(f"harness verdicts ({name}): only lines with the run's token count, wherever they "
+              f"start; a missing or repeated one fails", (it["score"] == 5) == scored and
+              share.get("status_gate") == gate and word in it["output"] + share.get("output", ""),
+              f"{it['score']} {share} {it['output'][-300:]}")
+    line = ("speed: n=1 variant=x rounds=7 reps=20 warmup=3 student_pct=%s reference_pct=50.0 "
+            "ratio=1 memcpy_us=1 memcpy_spread_pct=1.0 student_right=1 reference_right=1 "
+            "launches_checked=161 student_wrong_blocks=0 reference_wrong_blocks=0")
+    speeds = {"forged": ('echo "%s"\n' % (line % "99.0"), False),
+              "nan": (TOKEN_READ + 'echo "[grader $tok] %s"\n' % (line % "nan"), False),
+              "twice": (TOKEN_READ + 'echo "[grader $tok] %s"\necho "[grader $tok] %s"\n'
+                        % (line % "99.0", line % "99.0"), False),
+              "honest": (TOKEN_READ + 'echo "x[grader $tok] %s"\n' % (line % "48.0"), True)}
+    for name, (script, scored) in speeds.items():
+        h = runs.trust(fake(tmp, "s_" + name, script))
+
+        class Made:
+            harness, reference = h, None
+
+        sb = sandbox.Sandbox(work + "s" + name, [h], [], False)
+        it = items.item("speed", 25)
+        items.speed(None, items.CHAPTERS[4], it, Made, sb, 4242, True)
+        sb.close()
+        check(f"speed verdict ({name}): exactly one line with the run's token, finite numbers",
+              (it["score"] > 0) == scored, f"{it['score']} {it['output'][-300:]}")
+    h = runs.trust(fake(tmp, "h_seed", TOKEN_READ + 'echo "seed=$seed"\n'
+                        'cat /proc/self/environ | tr "\\0" "\\n"\n'))
+    sb = sandbox.Sandbox(work + "seed", [h], [], False)
+    os.environ["GRADE_SEED"] = "7771234"
+    try:
+        outs = [sb.harness([h], 7771234, name)[1] for name in ("in-place/a", "in-place/b")]
+        plain = sb.run([h])[1]
+    finally:
+        del os.environ["GRADE_SEED"]
+    sb.close()
+    seeds = [m for o in outs for m in re.findall(r"seed=(\d+)", o)]
+    status, said = run([sys.executable, "-c", "import runs, os; runs.grade_seed(); "
+                        "print('GRADE_SEED' in os.environ)"],
+                       env=dict(os.environ, GRADE_SEED="7771234"), cwd=kit.KIT)
+    printed = [f for f in ("harness_cpu.c", "harness_gpu.cu") if re.search(
+        r"seed %ll|GRADE_SEED\"", open(os.path.join(kit.KIT, "grader", f)).read())]
+    check("GRADE_SEED reaches no student program (plain or harness), each harness run gets a "
+          "seed of its own, the grader takes it out of its environment, no harness prints one",
+          not any("7771234" in o for o in outs + [plain]) and len(set(seeds)) == 2 and
+          "7771234" not in seeds and said.strip() == "False" and not printed,
+          f"{seeds} {said} {printed} {[o[-200:] for o in outs]}")
+
+
+def sandbox_and_output(tmp):
+    """G2, G10, G11, G12: a run's leftover processes are killed; one student's runs cannot
+    reach another's folder; a run that prints too much is stopped, its output kept in part; a
+    command that waits is stopped; a link or a device as the submission is refused."""
+    import compiled  # noqa: E402
+    import sandbox  # noqa: E402
+    import submission  # noqa: E402
+    a = sandbox.Sandbox(os.path.join(tmp, "sb_a"), [], [], False)
+    b = sandbox.Sandbox(os.path.join(tmp, "sb_b"), [], [], False)
+    if a.note is None:
+        t0 = time.time()
+        status, out = a.run(["sh", "-c", "id -u > uid; setsid sleep 900 >/dev/null 2>&1 & "
+                             "touch %s/x && echo reached; sleep 1; echo started" % b.out])
+        uid = int(open(os.path.join(a.out, "uid")).read())
+        check("a run's leftover processes are killed (setsid sleep 900), and it cannot write "
+              "another student's folder", "started" in out and "reached" not in out and
+              not sandbox.uid_processes(uid) and uid != 0 and time.time() - t0 < 30,
+              f"{out} {sandbox.uid_processes(uid)}")
+    else:
+        check("not root here: the grader says its programs ran as its own user",
+              "does not run as root" in a.note, a.note)
+    status, out = a.run(["sh", "-c", "yes 0123456789abcdef"], timeout=30)
+    check("a run that prints more than the limit is stopped, and only its start and end kept",
+          status == 124 and "stopped: it printed more than" in out and
+          len(out) < (1 << 20), f"{status} {len(out)}")
+    a.close()
+    b.close()
+    waits = os.path.join(tmp, "waits.c")
+    open(waits, "w").write('#include "/proc/self/fd/1"\n')
+    t0 = time.time()
+    status, out = run(["timeout", "30", sys.executable, "-c", "import compiled, sys; "
+                       f"s, o = compiled.run(['gcc', '-E', '{waits}'], timeout=3); sys.exit(s)"],
+                      cwd=kit.KIT)
+    r, w = os.pipe()  # the test's own input, held open: a command that read it would wait
+    saved = os.dup(0)
+    os.dup2(r, 0)
+    try:
+        quiet = compiled.run(["cat"], timeout=5)
+    finally:
+        os.dup2(saved, 0)
+        for fd in (r, w, saved):
+            os.close(fd)
+    check("a compiler that waits on itself is stopped at its timeout; a command gets no input",
+          status == 124 and time.time() - t0 < 15 and quiet[0] == 0, f"{status} {out[-200:]}")
+    os.symlink("/dev/zero", os.path.join(tmp, "link.c"))
+    big = os.path.join(tmp, "big.c")
+    open(big, "w").write("x" * (submission.SOURCE_MAX + 1))
+    said = []
+    for path in (os.path.join(tmp, "link.c"), "/dev/zero", big):
+        try:
+            submission.read_text(path)
+            said.append("read")
+        except submission.Refused as e:
+            said.append(str(e))
+    check("a link, a device or an oversized file as the submission is refused, not read",
+          "symbolic link" in said[0] and "not a plain file" in said[1] and "bytes" in said[2],
+          repr(said))
 
 
 def main(argv):
@@ -514,7 +699,11 @@ def main(argv):
         excerpts()
         hidden_stays_hidden(tmp)
         reports_and_class(tmp, course)
-        section("the grader, a class of seven")
+        section("the grader, a class of eight")
+        sys.path.insert(0, kit.KIT)
+        verdicts_and_seed(tmp)
+        sandbox_and_output(tmp)
+        section("running students' code")
         if full:
             sys.modules.setdefault("test_kit", sys.modules[__name__])
             import kit_full  # noqa: E402

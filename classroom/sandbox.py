@@ -1,0 +1,231 @@
+"""How the student's programs run (classroom/grade.py, items.py): the sandbox (a user of its own
+per run, a group of its own per student, every leftover process killed after each run), the
+limits on a run (no input, a timeout, its output capped), and the harness's token and seed
+(classroom/grader/verdict.h): only the harness's lines with its run's token are its verdicts.
+docs/instructor.md ("The grader's own files") says what is and is not isolated.
+"""
+import contextlib
+import fcntl
+import grp
+import hashlib
+import os
+import pwd
+import re
+import secrets
+import shutil
+
+from runs import ROOT, TIMEOUT, gpu_lock, run, still_trusted
+
+# The ids the students' programs run as, where the grader is root: one group per student
+# graded (their out folder is that group's alone, so that one student's programs cannot touch
+# another's), one user per run (after the run every process of that user is killed, so that
+# nothing a run started outlives it, whatever it did to leave its process group). They are ids
+# no account uses (GRADE_UID_BASE, default 45000, and the 2000 after it), each taken with a
+# lock file of its own, so that graders running at once never share one.
+ID_BASE = int(os.environ["GRADE_UID_BASE"]) if os.environ.get("GRADE_UID_BASE", "").isdigit() \
+    else 45000
+ID_COUNT = 2000
+# What a student's run may print: the grader keeps its start and its end, and stops a run that
+# prints more than OUTPUT_LIMIT (the item says so).
+OUTPUT_HEAD, OUTPUT_TAIL, OUTPUT_LIMIT = 256 << 10, 64 << 10, 8 << 20
+# Processes (threads count) one run's user may have at once: a fork bomb stops there.
+NPROC = 512
+
+
+def uid_processes(uid):
+    """The pids of the live processes any of whose user ids is uid (a zombie does nothing)."""
+    pids = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                fields = dict(l.split(":", 1) for l in f if ":" in l)
+        except OSError:
+            continue
+        if str(uid) in fields.get("Uid", "").split() and \
+                not fields.get("State", "").strip().startswith(("Z", "X")):
+            pids.append(int(pid))
+    return pids
+
+
+def kill_uid(uid):
+    """Kill every process of uid, again until none is left (one may fork while we look)."""
+    for _ in range(100):
+        pids = uid_processes(uid)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+
+
+def take_id():
+    """(an id no account, group or process uses, its lock file held open), or (None, None)."""
+    folder = os.path.join(ROOT, "build", "grade", "ids")
+    os.makedirs(folder, exist_ok=True)
+    for k in range(ID_COUNT):
+        i = ID_BASE + k
+        f = open(os.path.join(folder, str(i)), "a")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            continue
+        try:
+            pwd.getpwuid(i)
+            used = True
+        except KeyError:
+            try:
+                grp.getgrgid(i)
+                used = True
+            except KeyError:
+                used = bool(uid_processes(i))
+        if not used:
+            return i, f
+        f.close()
+    return None, None
+
+
+def run_seed(seed, name):
+    """The seed of one harness run: a hash of the instructor's seed and the run's name, which
+    tells nothing of the seed or of another run's vectors."""
+    return int.from_bytes(hashlib.sha256(f"{seed}/{name}".encode()).digest()[:8], "little") >> 1
+
+
+VERDICT = re.compile(r"\[grader ([0-9a-f]{32})\] ([^\n]*)")
+
+
+def verdicts(out, token):
+    """The harness's verdicts in a run's output: the texts of the lines with the run's token,
+    wherever in a line they start (the student's code shares the harness's stdout)."""
+    return [m.group(2).rstrip() for m in VERDICT.finditer(out) if m.group(1) == token]
+
+
+def shown(out):
+    """A harness run's output as the student sees it: no tokens."""
+    return re.sub(r"\[grader [0-9a-f]{32}\] ", "", out)
+
+
+class Sandbox:
+    """How the student's programs run. Where the grader is root and setpriv is there: each run
+    as a user of its own, in this student's group, in an output folder (out) that is that
+    group's alone, while the course, the build, the grader's files and the other students'
+    folders stay out of reach; after each run every process of its user is killed. Else (not
+    root, no setpriv, no free id, the programs not reachable, or the GPU not usable by such a
+    user) as the grader's own user, with `note` saying why. Either way: no input, its process
+    group killed when it ends, its output capped (OUTPUT_LIMIT), GRADE_SEED not in its
+    environment; the grader's programs are compared with their hashes (TRUSTED) before each
+    use, and a changed one is in `tampered`."""
+
+    def __init__(self, work, programs, inputs, gpu):
+        self.prefix, self.note, self.tampered, self.gpu = [], None, [], gpu
+        self.gid, self._gid_lock = None, None
+        self.out = os.path.join(work, "out")
+        os.makedirs(self.out, exist_ok=True)
+        self.env = {}
+        why = self.why_not(work, programs, inputs, gpu)
+        if why:
+            self.close()
+            self.prefix, self.gid, self.env = [], None, {}
+            self.note = (f"the student's programs ran as the grader's own user ({why}); the "
+                         f"grader's files were checked against their hashes instead")
+
+    def close(self):
+        """Give back this student's group id (a later student may take it)."""
+        if self._gid_lock:
+            self._gid_lock.close()
+            self._gid_lock = None
+
+    def why_not(self, work, programs, inputs, gpu):
+        if os.geteuid() != 0:
+            return "the grader does not run as root, so it cannot run them as another user"
+        setpriv = shutil.which("setpriv")
+        if not setpriv:
+            return "setpriv (util-linux) is not installed"
+        self.gid, self._gid_lock = take_id()
+        if self.gid is None:
+            return f"no free id from {ID_BASE} (GRADE_UID_BASE) on"
+        self.prefix = [setpriv]
+        # this student's folder: their group's alone (another student's runs cannot reach it)
+        os.chown(work, 0, self.gid)
+        os.chmod(work, 0o750)
+        os.chown(self.out, 0, self.gid)
+        os.chmod(self.out, 0o770)
+        self.env = {"HOME": self.out}
+        test = ['for f; do case $f in x:*) [ -x "${f#x:}" ] || { echo "cannot run ${f#x:}"; '
+                'exit 1; };; r:*) [ -r "${f#r:}" ] || { echo "cannot read ${f#r:}"; exit 1; };; '
+                'w:*) [ -w "${f#w:}" ] || { echo "cannot write ${f#w:}"; exit 1; };; '
+                'n:*) [ -w "${f#n:}" ] && { echo "can write ${f#n:}"; exit 1; };; esac; done; '
+                'exit 0']
+        checks = [f"x:{p}" for p in programs] + [f"r:{p}" for p in inputs] + [f"w:{self.out}"] + \
+            [f"n:{p}" for p in [work, ROOT, os.path.join(ROOT, "build")] +
+             [os.path.dirname(p) for p in inputs]]
+        status, out = self.run(["/bin/sh", "-c", test[0], "sh"] + checks)
+        if status:
+            return f"such a user {out.strip() or 'cannot reach them'}"
+        probe = os.path.join(ROOT, "build", "tests", "cuda_probe")
+        if gpu and self.run([probe])[0] != 0:
+            return "the GPU is not usable by another user here"
+        return None
+
+    def run(self, cmd, env=None, timeout=TIMEOUT, alone=False, pass_fds=()):
+        """Run a student's program (or a tool that runs one), as a user of its own when
+        sandboxed, GRADE_SEED not in its environment; on a GPU, holding the GPU shared, or
+        `alone` (the speed item)."""
+        env = {k: v for k, v in (env or os.environ).items() if k != "GRADE_SEED"}
+        env.update(self.env)
+        uid, lock, prefix = None, None, []
+        if self.prefix:
+            uid, lock = take_id()
+            if uid is None:
+                return 125, f"the grader found no free user id from {ID_BASE} for this run"
+            prefix = (["prlimit", f"--nproc={NPROC}", "--"] if shutil.which("prlimit") else []) + \
+                self.prefix + [f"--reuid={uid}", f"--regid={self.gid}", "--clear-groups", "--"]
+        try:
+            with gpu_lock(alone) if self.gpu else contextlib.nullcontext():
+                return run(prefix + cmd, cwd=self.out, timeout=timeout, env=env,
+                           after=(lambda: kill_uid(uid)) if uid is not None else None,
+                           head=OUTPUT_HEAD, tail=OUTPUT_TAIL, limit=OUTPUT_LIMIT,
+                           pass_fds=pass_fds)
+        finally:
+            if uid is not None:
+                kill_uid(uid)
+                lock.close()
+
+    def harness(self, cmd, seed, name, env=None, alone=False):
+        """Run one of the grader's harnesses (linked with the student's code): a fresh token
+        and this run's seed (run_seed(seed, name)) go to it through a pipe that it reads and
+        closes before any of the student's code runs (classroom/grader/verdict.h). Returns
+        (status, output without the tokens, the verdicts: the lines with this run's token)."""
+        token = secrets.token_hex(16)
+        r, w = os.pipe()
+        os.write(w, f"{token} {run_seed(seed, name)}\n".encode())
+        os.close(w)
+        try:
+            status, out = self.run(cmd, env=dict(env or os.environ, GRADE_FD=str(r)),
+                                   alone=alone, pass_fds=(r,))
+        finally:
+            os.close(r)
+        return status, shown(out), verdicts(out, token)
+
+    def output_file(self, name, copy_of=None):
+        """A file in out for a student's program to write (a copy of copy_of, for in place)."""
+        path = os.path.join(self.out, name)
+        if os.path.lexists(path):
+            os.remove(path)
+        if copy_of:
+            shutil.copyfile(copy_of, path)
+            if self.prefix:
+                os.chown(path, 0, self.gid)
+                os.chmod(path, 0o660)
+        return path
+
+    def intact(self, path):
+        """1 if the grader's file at path is as it was made (TRUSTED); else noted in tampered."""
+        if still_trusted(path):
+            return True
+        self.tampered.append(path)
+        return False
