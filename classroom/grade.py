@@ -158,7 +158,7 @@ def grade(number, student, out_dir, gpu, env):
         for i in [i for i in (it_self, it_stress, it_place, it_hidden, it_san, it_speed) if i]:
             i["output"] = f"not run: part(s) {', '.join(stubs)} still hold the stub (not written)"
         if it_share:
-            it_share["output"] = "not judged: the part is not written (it still holds its stub)"
+            it_share["output"] = "not checked: the part is not written (it still holds its stub)"
     else:
         run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_place,
                   it_hidden, it_san, it_speed, it_share, instructor, reasons)
