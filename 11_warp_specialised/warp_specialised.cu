@@ -148,7 +148,9 @@
    GAP_PUBLISH_AFTER_SLOT (the reducer publishes the aggregate after its slot wait, with the slot,
    as the prototype does), GAP_FULL_GRID (the grid is one block per SM even when there are fewer
    tiles), GAP_STATE_IN_RING (the barriers and slots in dynamic shared memory after the ring, as
-   the prototype keeps its stage barriers, instead of a static __shared__ struct). */
+   the prototype keeps its stage barriers, instead of a static __shared__ struct);
+   GAP_STALL_RETURNS, GAP_STALL_INLINE, GAP_WATCHDOG_TRAP_ONLY (how the watchdog's cold path is
+   compiled: see stall()). */
 #ifndef CROSSOVER_ITEMS
 /** The `crossover` variant runs chapter 08's kernel below this n, the pipeline from it on.
     Measured on the H200 on 2026-12-03 (docs/experiments/runs_2026-12-03/11_chapter_h200_run1,
@@ -697,23 +699,34 @@ __global__ void __launch_bounds__(BLOCK_THREADS, MIN_BLOCKS_PER_SM)
 /* with `.acquire` and `cp.async.bulk` need it. Below, the launcher runs chapter 08's kernel. */
 /* ------------------------------------------------------------------------------------------ */
 
+/** What a pipeline wait waits for, by code: the watchdog's report stores the code, and the host
+    spells it (wait_names[]). */
+enum pipeline_wait {
+    WAIT_DESCRIPTOR,      /**< the look-ahead: another block's aggregate */
+    WAIT_FULL,            /**< a stage's `full` barrier: its tile landed */
+    WAIT_EMPTY,           /**< a stage's `empty` barrier: its readers are done */
+    WAIT_SLOT_FREE,       /**< a slot's `slot_free` barrier: its group took the prefix */
+    WAIT_AGGREGATE_READY, /**< a slot's `aggregate_ready` barrier: the reducer filled it */
+    WAIT_PREFIX_READY     /**< a slot's `prefix_ready` barrier: the prefix warp filled it */
+};
+
 /**
  * What the pipeline's watchdog saw: the first wait of a launch that ran out of time writes it
  * into pinned host memory that the GPU writes through (mapped), then stops the kernel; the host
  * prints it when the program exits on the CUDA error the trap causes (print_stall_report()).
  * Chapters 06-08's watchdog() prints from the kernel instead; here `printf` in the hot loops
  * cost a point of memcpy (its argument buffer is a stack frame; docs/experiments/
- * 11_warp_specialised.md, the gap table), so the kernel only stores a few words.
+ * 11_warp_specialised.md, the gap table), so the kernel only stores a few integers.
  */
 typedef struct stall_report {
     unsigned long long waited_ns; /**< how long the wait had lasted */
-    unsigned long long tile;      /**< the look-ahead's tile (barrier[0] == 0) */
+    unsigned long long tile;      /**< the look-ahead's tile (WAIT_DESCRIPTOR) */
     long long waiting_for;        /**< the nearest tile whose descriptor never came */
     unsigned block;               /**< the waiting block */
     unsigned warp;                /**< the waiting warp */
+    unsigned wait;                /**< what it waited for: a pipeline_wait */
     unsigned index;               /**< the barrier's stage or slot */
     unsigned parity;              /**< the parity of the phase waited for */
-    char barrier[16];             /**< the barrier's name; empty for the look-ahead */
     unsigned written;             /**< 1 once the fields above are written */
 } stall_report;
 
@@ -816,62 +829,93 @@ __device__ __forceinline__ void group_barrier(unsigned g)
     asm volatile("bar.sync %0, %1;" : : "r"(1u + g), "r"((unsigned)GROUP_THREADS) : "memory");
 }
 
-/**
- * \brief The pipeline's watchdog clock: every WATCHDOG_SPINS calls, look at the GPU's clock; 1
- *        once the wait that began at the first look has lasted WATCHDOG_NS.
- * \param spins this wait's spin count so far (updated)
- * \param since when this wait began, in ns of %globaltimer (0 until the first look)
- * \param now   receives the clock when it answers 1
- */
-__device__ __forceinline__ int out_of_time(unsigned *spins, unsigned long long *since,
-                                           unsigned long long *now)
+/** `mov.u64 %globaltimer` (PTX ISA "Special registers"): the GPU's clock, in ns. */
+__device__ __forceinline__ unsigned long long global_timer(void)
 {
-    if (++*spins % WATCHDOG_SPINS != 0)
-        return 0;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(*now));
-    if (*since == 0)
-        *since = *now;
-    return *now - *since > WATCHDOG_NS;
+    unsigned long long now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    return now;
 }
 
 /**
+ * \brief The pipeline's watchdog clock: every WATCHDOG_SPINS calls, look at the GPU's clock; 1
+ *        once the wait that began at the first look has lasted WATCHDOG_NS.
+ *
+ * All a spin pays is one add and one test; the clock is read once per WATCHDOG_SPINS spins.
+ * \param spins this wait's spin count so far (updated)
+ * \param since when this wait began, in ns of %globaltimer (0 until the first look)
+ */
+__device__ __forceinline__ int out_of_time(unsigned *spins, unsigned long long *since)
+{
+    if (++*spins % WATCHDOG_SPINS != 0)
+        return 0;
+    const unsigned long long now = global_timer();
+    if (*since == 0)
+        *since = now;
+    return now - *since > WATCHDOG_NS;
+}
+
+/* How stall() is compiled. The chapter: a function of its own, so that its code stays out of
+   the hot loops, that never returns, so that nothing a loop holds has to outlive the call (the
+   compiler moves the call out of the loop). The switches are for docs/experiments/11_gap_h200.sh
+   only: GAP_STALL_RETURNS, run 3's control flow (2026-12-03: a waiter that loses the report
+   returns to its loop); GAP_STALL_INLINE, inlined at every wait; GAP_WATCHDOG_TRAP_ONLY, no
+   report, a bare trap (run 2's fastest build, 82 registers). */
+#if defined(GAP_STALL_RETURNS)
+#define STALL_FUNCTION __noinline__
+#elif defined(GAP_STALL_INLINE) || defined(GAP_WATCHDOG_TRAP_ONLY)
+#define STALL_FUNCTION __forceinline__ __attribute__((noreturn))
+#else
+#define STALL_FUNCTION __noinline__ __attribute__((noreturn))
+#endif
+
+/**
  * \brief A wait ran out of time: the first waiter to get here writes what it waited for into
- *        the host's report (stall_report), then stops the kernel (exit 3); the others return
- *        and keep waiting until that trap ends the kernel.
+ *        the host's report (stall_report), then stops the kernel (exit 3).
  *
  * A correct pipeline never gets here. The report's words are written before a system-scope
  * fence, and `written` after it, so the host never reads a report that is half written; the
  * fence, before the trap, is also what we count on for the words to reach host memory before
- * the trap ends the kernel (a *hypothesis* until a run shows the line: the plant
- * empty_count_plus_one_11 of tests/plant_bugs.sh trips it). No `printf`: cold code only.
- * \param waited  ns waited so far
- * \param barrier the barrier's name, or "" for the look-ahead's wait for a descriptor
- * \param index   the barrier's stage or slot (0 for the look-ahead)
- * \param parity  the parity waited for (0 for the look-ahead)
- * \param tile    the look-ahead's tile (0 for a barrier)
+ * the trap ends the kernel (on the H200, every plant of tests/plant_bugs.sh that stalls the
+ * pipeline ended with its line: docs/experiments/runs_2026-12-03/11_chapter_h200_run3). A
+ * waiter that finds the report taken gives its writer a millisecond, then traps too: whichever
+ * trap comes first ends the kernel. No `printf`, and only integers to store.
+ * \param since       when the wait began (ns of %globaltimer)
+ * \param wait        what it waited for (a pipeline_wait)
+ * \param index       the barrier's stage or slot (0 for the look-ahead)
+ * \param parity      the parity waited for (0 for the look-ahead)
+ * \param tile        the look-ahead's tile (0 for a barrier)
  * \param waiting_for the look-ahead's nearest missing tile (0 for a barrier)
  */
-__device__ __noinline__ void stall(unsigned long long waited, const char *barrier, unsigned index,
-                      unsigned parity, unsigned long long tile, long long waiting_for)
+__device__ STALL_FUNCTION void stall(unsigned long long since, unsigned wait, unsigned index,
+                                     unsigned parity, unsigned long long tile,
+                                     long long waiting_for)
 {
+#ifdef GAP_WATCHDOG_TRAP_ONLY
+    __trap();
+#endif
+    const unsigned long long now = global_timer();
     stall_report *r = stall_note;
-    if (r == NULL || atomicCAS(&stall_claimed, 0u, 1u) != 0u) {
-        if (r == NULL)
-            __trap(); /* nowhere to report: stop at once */
-        return;       /* another waiter reports; its trap ends the kernel */
+    if (r != NULL && atomicCAS(&stall_claimed, 0u, 1u) == 0u) {
+        r->waited_ns = now - since;
+        r->tile = tile;
+        r->waiting_for = waiting_for;
+        r->block = blockIdx.x;
+        r->warp = threadIdx.x / WARP_THREADS;
+        r->wait = wait;
+        r->index = index;
+        r->parity = parity;
+        __threadfence_system();
+        *(volatile unsigned *)&r->written = 1u;
+        __threadfence_system();
+    } else if (r != NULL) {
+#ifdef GAP_STALL_RETURNS
+        return; /* keep waiting until the writer's trap ends the kernel */
+#else
+        while (global_timer() - now < 1000000u) /* the writer's millisecond */
+            __nanosleep(10000);
+#endif
     }
-    r->waited_ns = waited;
-    r->tile = tile;
-    r->waiting_for = waiting_for;
-    r->block = blockIdx.x;
-    r->warp = threadIdx.x / WARP_THREADS;
-    r->index = index;
-    r->parity = parity;
-    for (unsigned c = 0; c < sizeof r->barrier; ++c)
-        r->barrier[c] = c + 1 < sizeof r->barrier && barrier[c] ? barrier[c] : '\0';
-    __threadfence_system();
-    *(volatile unsigned *)&r->written = 1u;
-    __threadfence_system();
     __trap();
 }
 
@@ -882,19 +926,19 @@ __device__ __noinline__ void stall(unsigned long long waited, const char *barrie
  * A correct pipeline never trips it. A phase bug would otherwise hang the GPU: an arrival count
  * that the arrivers never reach, a group that is never told there is no more work, a parity off
  * by one. `try_wait` may suspend the thread for a while (PTX ISA), so the loop spins seldom.
- * \param bar     the barrier
- * \param parity  the parity of the phase waited for: (waits of this role on `bar` before) & 1
- * \param barrier the barrier's name, for the report
- * \param index   its stage or slot
+ * \param bar    the barrier
+ * \param parity the parity of the phase waited for: (waits of this role on `bar` before) & 1
+ * \param wait   which barrier it is, for the report (a pipeline_wait)
+ * \param index  its stage or slot
  */
-__device__ __forceinline__ void wait_phase(uint64_t *bar, unsigned parity, const char *barrier,
+__device__ __forceinline__ void wait_phase(uint64_t *bar, unsigned parity, unsigned wait,
                                            unsigned index)
 {
     unsigned spins = 0;
-    unsigned long long since = 0, now;
+    unsigned long long since = 0;
     while (!mbarrier_try_wait_parity(bar, parity))
-        if (out_of_time(&spins, &since, &now))
-            stall(now - since, barrier, index, parity, 0, 0);
+        if (out_of_time(&spins, &since))
+            stall(since, wait, index, parity, 0, 0);
 }
 
 /**
@@ -932,11 +976,11 @@ __device__ __forceinline__ uint32_t look_ahead(const unsigned long long *descrip
         for (int j = 0; j < LOOKAHEAD_LOADS; ++j) {
             const long long i = base + j * WARP_THREADS + lane;
             unsigned spins = 0;
-            unsigned long long since = 0, now;
+            unsigned long long since = 0;
 #ifdef GAP_LOOKAHEAD_PER_LANE /* the prototype's loop: each lane re-reads its own word */
             while ((unsigned)(word[j] >> 32) == TILE_INVALID) {
-                if (out_of_time(&spins, &since, &now))
-                    stall(now - since, "", 0, 0, tile, i);
+                if (out_of_time(&spins, &since))
+                    stall(since, WAIT_DESCRIPTOR, 0, 0, tile, i);
                 word[j] = load_descriptor(&descriptors[i]);
             }
 #endif
@@ -945,8 +989,8 @@ __device__ __forceinline__ uint32_t look_ahead(const unsigned long long *descrip
                     __ballot_sync(FULL_MASK, (unsigned)(word[j] >> 32) == TILE_INVALID);
                 if (invalid == 0)
                     break;
-                if (out_of_time(&spins, &since, &now))
-                    stall(now - since, "", 0, 0, tile,
+                if (out_of_time(&spins, &since))
+                    stall(since, WAIT_DESCRIPTOR, 0, 0, tile,
                           base + j * WARP_THREADS + __ffs(invalid) - 1);
                 if (invalid >> lane & 1u)
                     word[j] = load_descriptor(&descriptors[i]);
@@ -1167,7 +1211,7 @@ __device__ __forceinline__ void hand_out_no_tile(pipeline_shared *sh, unsigned k
     for (unsigned e = 0; e < CONSUMER_GROUPS; ++e) {
         const unsigned ke = k + e, s = ke % RING_STAGES;
         if (e > 0 && ke >= RING_STAGES) /* position k's stage was waited for by the caller */
-            wait_phase(&sh->empty[s], (ke / RING_STAGES - 1) & 1u, "empty", s);
+            wait_phase(&sh->empty[s], (ke / RING_STAGES - 1) & 1u, WAIT_EMPTY, s);
         sh->tile_of[s] = NO_TILE;
         mbarrier_arrive(&sh->full[s]);
     }
@@ -1197,7 +1241,7 @@ __device__ __forceinline__ void produce_tiles(const int32_t *in, size_t n, unsig
            reader's proxy fence came before its arrival, so its reads of the stage are ordered
            before the copy below writes it (11_design.md §3.5, hand-off 7) */
         if (k >= RING_STAGES)
-            wait_phase(&sh->empty[s], (k / RING_STAGES - 1) & 1u, "empty", s);
+            wait_phase(&sh->empty[s], (k / RING_STAGES - 1) & 1u, WAIT_EMPTY, s);
         const unsigned tile = atomicAdd(counter, 1u);
         if (tile >= tiles) {
             hand_out_no_tile(sh, k);
@@ -1242,7 +1286,7 @@ __device__ __forceinline__ void reduce_tiles(const int32_t *in, size_t n,
     const int lane = threadIdx.x % WARP_THREADS;
     for (unsigned k = 0;; ++k) {
         const unsigned s = k % RING_STAGES, r = k % SLOTS;
-        wait_phase(&sh->full[s], (k / RING_STAGES) & 1u, "full", s);
+        wait_phase(&sh->full[s], (k / RING_STAGES) & 1u, WAIT_FULL, s);
         const unsigned tile = sh->tile_of[s];
         uint32_t aggregate = 0;
         if (tile != NO_TILE) {
@@ -1256,7 +1300,7 @@ __device__ __forceinline__ void reduce_tiles(const int32_t *in, size_t n,
 #endif
         }
         if (k >= SLOTS)
-            wait_phase(&sh->slot_free[r], (k / SLOTS - 1) & 1u, "slot_free", r);
+            wait_phase(&sh->slot_free[r], (k / SLOTS - 1) & 1u, WAIT_SLOT_FREE, r);
         if (lane == 0) {
 #ifdef GAP_PUBLISH_AFTER_SLOT /* the prototype's order, for docs/experiments/11_gap_h200.sh */
             if (tile != NO_TILE)
@@ -1293,7 +1337,7 @@ __device__ __forceinline__ void find_prefixes(const unsigned long long *descript
     uint32_t running = 0;    /* its inclusive prefix */
     for (unsigned k = 0;; ++k) {
         const unsigned r = k % SLOTS;
-        wait_phase(&sh->aggregate_ready[r], (k / SLOTS) & 1u, "aggregate_ready", r);
+        wait_phase(&sh->aggregate_ready[r], (k / SLOTS) & 1u, WAIT_AGGREGATE_READY, r);
         /* Lane 0 alone reads the slot and hands it on by shuffle (registers, not memory). The
            reducer rewrites the slot SLOTS tiles later, at the end of a chain that starts at lane
            0's arrive on prefix_ready below (prefix_ready -> the group's slot_free -> the
@@ -1354,7 +1398,7 @@ __device__ __forceinline__ void scan_tiles(const int32_t *in, int32_t *out, size
     const unsigned group_warp = threadIdx.x / WARP_THREADS % GROUP_WARPS;
     for (unsigned k = g;; k += CONSUMER_GROUPS) {
         const unsigned s = k % RING_STAGES, r = k % SLOTS;
-        wait_phase(&sh->full[s], (k / RING_STAGES) & 1u, "full", s);
+        wait_phase(&sh->full[s], (k / RING_STAGES) & 1u, WAIT_FULL, s);
         const unsigned tile = sh->tile_of[s];
         if (tile == NO_TILE)
             return;
@@ -1377,7 +1421,7 @@ __device__ __forceinline__ void scan_tiles(const int32_t *in, int32_t *out, size
            for this one: it needs the reducer at position k + SLOTS, so the producer's refill of
            position k + SLOTS − RING_STAGES ≥ k + CONSUMER_GROUPS, which this group copies out
            only after this tile. */
-        wait_phase(&sh->prefix_ready[r], (k / SLOTS) & 1u, "prefix_ready", r);
+        wait_phase(&sh->prefix_ready[r], (k / SLOTS) & 1u, WAIT_PREFIX_READY, r);
         if (threadIdx.x % GROUP_THREADS == 0) {
             sh->group_prefix[g] = sh->slot_prefix[r];
             mbarrier_arrive(&sh->slot_free[r]); /* the prefix is read: the slot may be reused */
@@ -1548,14 +1592,15 @@ static void print_stall_report(void)
                        : w == PRODUCER_WARP ? "the producer"
                        : w == REDUCER_WARP  ? "the reducer"
                                             : "the prefix warp";
-    char barrier[sizeof r->barrier];
-    for (size_t c = 0; c < sizeof barrier; ++c)
-        barrier[c] = r->barrier[c];
-    barrier[sizeof barrier - 1] = '\0';
-    if (barrier[0])
+    static const char *const wait_names[] = {"", "full", "empty", "slot_free",
+                                             "aggregate_ready", "prefix_ready"};
+    const unsigned wait = r->wait;
+    if (wait != WAIT_DESCRIPTOR)
         fprintf(stderr, "watchdog: block %u, warp %u (%s) waited %.1f s for %s[%u] to complete "
                         "its phase of parity %u: the kernel was stopped\n",
-                r->block, w, role, (double)r->waited_ns * 1e-9, barrier, r->index, r->parity);
+                r->block, w, role, (double)r->waited_ns * 1e-9,
+                wait < sizeof wait_names / sizeof *wait_names ? wait_names[wait] : "?", r->index,
+                r->parity);
     else
         fprintf(stderr, "watchdog: block %u, warp %u (%s): tile %llu waited %.1f s for tile %lld "
                         "or one before it, which never published its aggregate: the kernel was "

@@ -138,8 +138,8 @@ mutate stage_released_early_11 $ch11 's/(        uint4 q\[VECTORS_PER_THREAD\];\
 #   window is its 32 loads per lane against the producer's draw and the copy's latency
 mutate reducer_released_early_11 $ch11 's/(            aggregate = reduce_stage\([^\n]*\n[^\n]*\n)(            fence_proxy_async_shared\(\);[^\n]*\n            mbarrier_arrive\(&sh->empty\[s\]\);[^\n]*\n)/$2$1/; s/#define MAX_PIPELINE_BLOCKS 0/#define MAX_PIPELINE_BLOCKS 3/' warp-specialised "--stress 300" "--stress 4 -n 300001"
 # a missing mbarrier wait: the group (or the reducer) reads its stage without waiting for `full`
-mutate group_no_full_wait_11 $ch11 's/        wait_phase\(&sh->full\[s\], \(k \/ RING_STAGES\) & 1u, "full", s\);\n(        const unsigned tile = sh->tile_of\[s\];\n        if \(tile == NO_TILE\))/$1/' warp-specialised "--self-test -n 16777217" skip
-mutate reducer_no_full_wait_11 $ch11 's/        wait_phase\(&sh->full\[s\], \(k \/ RING_STAGES\) & 1u, "full", s\);\n(        const unsigned tile = sh->tile_of\[s\];\n        uint32_t aggregate = 0;)/$1/' warp-specialised "--self-test -n 16777217" skip
+mutate group_no_full_wait_11 $ch11 's/        wait_phase\(&sh->full\[s\], \(k \/ RING_STAGES\) & 1u, WAIT_FULL, s\);\n(        const unsigned tile = sh->tile_of\[s\];\n        if \(tile == NO_TILE\))/$1/' warp-specialised "--self-test -n 16777217" skip
+mutate reducer_no_full_wait_11 $ch11 's/        wait_phase\(&sh->full\[s\], \(k \/ RING_STAGES\) & 1u, WAIT_FULL, s\);\n(        const unsigned tile = sh->tile_of\[s\];\n        uint32_t aggregate = 0;)/$1/' warp-specialised "--self-test -n 16777217" skip
 # a missing proxy fence: the consumers' generic reads of a stage, then the copy engine's write into
 # it, with no fence.proxy.async between them. NOTHING CATCHES IT, and no test here can: the fence
 # is there because the PTX ISA's memory model gives no order between a generic read and a later
