@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # Chapter 11 (issue 36): where does the chapter lose points of memcpy to the prototype it comes
-# from? First run 2026-12-03 (runs_2026-12-03/11_chapter_h200_run2/gap): the chapter 92.2 / 93.5 %
-# (2^28 / 2^30), the prototype 94.5 / 95.4 %; a watchdog without printf +1.0 point, now the
-# chapter's (so that build is gone); the proxy fence, the slot read, the counter's place: noise;
-# the prototype's per-lane look-ahead loop -9.5 (not timed again; GAP_LOOKAHEAD_PER_LANE and
-# GAP_SLOT_ALL_LANES stay in the source). This second version adds the differences that had no
-# switch: when the reducer publishes, the grid at small n (timed at 2^16 too), where the barriers
-# live; and it prints medians of the times and of the memcpy each harness timed, since the two
-# harnesses' memcpy differed by about half a percent at 2^28 in the first run.
+# from? First run 2026-12-03 (runs_2026-12-03/11_chapter_h200_run2/gap): a watchdog without
+# printf +1.0 point; the proxy fence, the slot read, the counter's place: noise; the prototype's
+# per-lane look-ahead loop -9.5 (GAP_LOOKAHEAD_PER_LANE, GAP_SLOT_ALL_LANES, GAP_NO_PROXY_FENCE,
+# GAP_COUNTER_APART stay in the source, not timed again). Run 3 (11_chapter_h200_run3) found the
+# report-writing watchdog that replaced printf 2-3 points slower than run 2's trap-only build;
+# this third version times the watchdog's cold path compiled four ways (the chapter: stall()
+# noreturn; trap_only; stall_inline; stall_returns: run 3's control flow) and keeps the three
+# remaining differences (when the reducer publishes, the grid at small n, timed at 2^16 too,
+# where the barriers live), and writes each build's SASS (cuobjdump) with its instruction counts.
 # This script builds the chapter with each difference found by reading the two
 # (docs/experiments/11_warp_specialised.md, "The gap to the prototype") switched to the
 # prototype's way (-DGAP_*, see the chapter's source), and times each beside memcpy and the
 # prototype (11_scan_proto.cu --only 8,4,1,2,0,1) at 2^28 and 2^30, inclusive, three rounds in
-# turn; it prints the medians. About 4 minutes on an H200 with 16 cores. From the repository
+# turn; it prints the medians. Under 4 minutes (BUDGET) on an H200 with 16 cores. From the repository
 # root, after `make SMS=90 -j16 common chapter-8` (for build/common):
 #     OUT=/some/folder docs/experiments/11_gap_h200.sh
 # Logs and CSVs go under $OUT (default /tmp/11_gap_h200); nothing in the repository changes.
@@ -34,13 +35,12 @@ done
 FLAGS="-std=c++20 -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common"
 # name and -D switches of each build; "chapter" is the chapter as committed
 BUILDS="chapter:
-no_fence:-DGAP_NO_PROXY_FENCE
-counter_apart:-DGAP_COUNTER_APART
+trap_only:-DGAP_WATCHDOG_TRAP_ONLY
+stall_inline:-DGAP_STALL_INLINE
+stall_returns:-DGAP_STALL_RETURNS
 publish_after_slot:-DGAP_PUBLISH_AFTER_SLOT
 state_in_ring:-DGAP_STATE_IN_RING
-full_grid:-DGAP_FULL_GRID
-all:-DGAP_NO_PROXY_FENCE -DGAP_COUNTER_APART -DGAP_PUBLISH_AFTER_SLOT -DGAP_STATE_IN_RING -DGAP_FULL_GRID"
-
+full_grid:-DGAP_FULL_GRID"
 say "building $(printf '%s\n' "$BUILDS" | wc -l) chapter builds and the prototype (logs in $OUT)"
 git rev-parse HEAD >"$OUT/commit.txt" 2>&1
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem,driver_version --format=csv,noheader \
@@ -58,6 +58,21 @@ for b in $(printf '%s\n' "$BUILDS" | cut -d: -f1) proto; do
   [ -x "$exe" ] || { tail -n 20 "$OUT/build_$b.log"; say "build $b failed"; exit 1; }
 done
 say "built"
+# Each build's SASS of the pipeline's kernel, and how many instructions of a few kinds it has.
+if command -v cuobjdump >/dev/null; then
+  for b in $(printf '%s\n' "$BUILDS" | cut -d: -f1); do
+    cuobjdump -sass -fun _Z23warp_specialised_kernelPKiPimiPjPy "$OUT/ws_$b" >"$OUT/sass_$b.txt" 2>&1
+    printf '%-20s' "$b"
+    for op in 'total:/\*[0-9a-f]{4}\*/' 'CALL:CALL' 'RET:RET' 'BSSY:BSSY' 'WARPSYNC:WARPSYNC' \
+      'timer:GLOBALTIMER' 'trywait:SYNCS.PHASECHK' 'TRAP:BPT.TRAP' 'STL:STL' 'LDL:LDL'; do
+      printf ' %s %s' "${op%%:*}" "$(grep -cE "${op#*:}" "$OUT/sass_$b.txt")"
+    done
+    echo
+  done >"$OUT/sass_counts.txt"
+  say "SASS counts (sass_counts.txt):" && cat "$OUT/sass_counts.txt"
+else
+  say "no cuobjdump: no SASS"
+fi
 
 for round in 1 2 3; do
   if [ $(($(elapsed) + 70)) -gt "$BUDGET" ]; then
@@ -68,7 +83,7 @@ for round in 1 2 3; do
   timeout 60 "$OUT/proto" --only 8,4,1,2,0,1 2^16 2^28 2^30 >>"$OUT/proto.csv" 2>>"$OUT/stderr.txt"
   for b in $(printf '%s\n' "$BUILDS" | cut -d: -f1); do
     sizes="2^28 2^30"
-    case $b in chapter | full_grid | all) sizes="2^16 $sizes" ;; esac
+    case $b in chapter | full_grid) sizes="2^16 $sizes" ;; esac
     for size in $sizes; do
       timeout 60 "$OUT/ws_$b" --csv -n $size --variant warp-specialised 2>>"$OUT/stderr.txt" |
         sed "s/^/$b,$round,/" >>"$OUT/chapter.csv"
@@ -101,6 +116,9 @@ for b in builds:
 med = lambda xs: statistics.median(xs) if xs else 0.0
 print("chapter 11 against its prototype, median of the rounds: % of memcpy in the same process [min-max], and time in us")
 print("GPU:", open(os.path.join(out, "gpu.txt")).read().strip())
+if os.path.exists(os.path.join(out, "sass_counts.txt")):
+    print("SASS of warp_specialised_kernel (instructions):")
+    print(open(os.path.join(out, "sass_counts.txt")).read().rstrip())
 print(f"  {'build':<20} " + " ".join(f"{n:<30}" for n in SIZES) + f" {'ptxas':<22} check")
 base = {n: (med([r[0] for r in rows.get(("chapter", n), [])]), med([r[2] for r in rows.get(("chapter", n), [])])) for n in SIZES}
 for b in builds + ["prototype"]:
