@@ -14,7 +14,8 @@ The quick tier:
     chapter 01's model solved in tests/scan_networks.c; week 1 links no left-out chapter; the
     copy says it is modified; ASSIGNMENT.md has the honesty check's rules; make precheck's
     files are there; an existing folder is refused;
- 4. the honesty gate (gate_corpus.py --quick): chapter 01's honest parts and cheats, four GPU;
+ 4. the honesty gate (gate_corpus.py --quick): chapter 01's honest parts and cheats, five GPU
+    (chapter 04 and 01 with the host compiler's stack protector on, as on Ubuntu);
  5. the grader on chapter 01 (GRADE_MAX_N=70000), as make grade-class grades a Gradescope
     export of six, writing outside the course unless told: the course's file scores 60 with
     both gates passed, the n > 2^31 case "not run here" shown to the student and the grade
