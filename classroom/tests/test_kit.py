@@ -24,7 +24,8 @@ The quick tier:
     gluing a "." before the harness's verdict, fails "threads share the work" (15 of 60);
     broken markers, a missing file and a link to /dev/zero say so; a group's members each get
     a row of gradescope_scores.csv; what a student sees is the same with and without notes for
-    the instructor; the checker finds a wrong element. (--all: the stub is "not written": no
+    the instructor; the checker finds a wrong element; four graders at once make the same hidden
+    vectors whole. (--all: the stub is "not written": no
     build points, no honesty failure.)
  7. running students' code (fake harnesses, no build): only the harness's lines with the run's
     token count, wherever they start; a missing, repeated or non-finite verdict fails (in
@@ -510,6 +511,33 @@ def reports_and_class(tmp, course):
     bad = run([binary, "scan-seed", "5", "1000", outp, "inclusive"])
     check("check_output: a right output passes, one wrong element is found (its index)",
           good[0] == 0 and bad[0] == 1 and "the first at index 500" in bad[1], repr((good, bad)))
+    vectors_at_once(tmp, binary)
+
+
+def vectors_at_once(tmp, binary):
+    """Graders at once (gpu_batch's cases, grade-class's students) make the same hidden vectors
+    in one folder: none fails, and every file is whole."""
+    folder = os.path.join(tmp, "vectors_at_once")
+    os.makedirs(folder)
+    sizes = (1000, 3001, 20000)
+    code = ("import runs, sys\nenv = runs.course_env()\nfor _ in range(25):\n"
+            "    runs._VECTORS.clear()\n"
+            f"    for n in {sizes}:\n        runs.vector_file(env, sys.argv[1], 7, n)\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code, folder], cwd=kit.KIT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for _ in range(4)]
+    said = [(p.wait(), p.stdout.read()) for p in procs]
+    whole = []
+    for n in sizes:
+        want = os.path.join(tmp, f"want_{n}.bin")
+        run([binary, "gen", "7", str(n), want])
+        got = [f for f in os.listdir(folder) if f.endswith(f"_{n}.bin")]
+        whole.append(len(got) == 1 and open(os.path.join(folder, got[0]), "rb").read() ==
+                     open(want, "rb").read())
+    check("four graders at once make the same hidden vectors: none fails, each file whole, no "
+          "temporary file left", all(s == 0 for s, _ in said) and all(whole) and
+          not [f for f in os.listdir(folder) if f.endswith(".tmp")],
+          f"{whole} {os.listdir(folder)} " + " ".join(o[-300:] for _, o in said))
 
 
 # ---------------------------------------------------------------------------------------------
