@@ -414,7 +414,12 @@ def contest(tmp):
         "    lookback_scan(VARIANT_CUB, d_in, d_out, n, exclusive, d_temp, temp_bytes);\n}\n\n"
     ) + ref8[b:]
     fd = ref8.replace('#include <string.h>\n', '#include <string.h>\n#include "/proc/self/fd/1"\n')
+    starter8 = kit.replace_parts(ref8, {n: kit.stub(n) for n, _, _ in kit.parts(ref8, CH08)
+                                        if os.path.isfile(os.path.join(kit.KIT, "stubs",
+                                                                       n + ".txt"))}, CH08)
     return {"08 the course's contest file": (ref8, "pass"),
+            "08 the starter's contest file: not written (none of its runs is made)": (
+                starter8, "not written"),
             "08 CUB through the fixed dispatch": (cheat, "lookback_scan"),
             "08 gamer H in the contest file: an #include the course's file does not have": (
                 fd, "may include no file")}
@@ -471,7 +476,9 @@ def check_entry(env, name, entry, tmp):
     if expect == "pass":
         ok = not p["reasons"] and not p["stubs"] and p["decided"]
     elif expect == "not written":
-        ok = not p["reasons"] and p["stubs"] and p["decided"]
+        # every part of the file still its stub: the grader runs nothing (grade.py: unwritten)
+        ok = not p["reasons"] and p["stubs"] and p["decided"] and p["own"] and \
+            set(p["own"]) <= set(p["stubs"])
     else:
         ok = bool(p["reasons"]) and expect.lower() in said.lower()
     return ok, said

@@ -402,6 +402,9 @@ def reports_and_class(tmp, course):
     shutil.rmtree(os.path.join(course, "build"), ignore_errors=True)
     os.symlink(os.path.join(ROOT, "build"), os.path.join(course, "build"))
     env = dict(os.environ, GRADE_MAX_N="70000", GRADE_SEED="4242")
+    # the grades' folder out of other users' reach (an OUT under /root): the students' programs
+    # still run as a user of their own (the grader's work folder is elsewhere)
+    os.makedirs(os.path.join(tmp, "course-grades"), mode=0o700)
     status, text = run([sys.executable, os.path.join(course, "classroom", "grade.py"), "class",
                         "1", klass], env=env, cwd=course)
     out = re.search(r"grade-class: writing to (\S+) ", text)
@@ -416,6 +419,11 @@ def reports_and_class(tmp, course):
         path = os.path.join(out, name, "results.json")
         result[name] = json.load(open(path)) if os.path.isfile(path) else None
     full, skip, one = result["submission_1"], result["submission_2"], result["submission_3"]
+    if full and os.geteuid() == 0 and shutil.which("setpriv"):
+        notes = full["extra_data"]["instructor_notes"]
+        check("grade-class into a folder other users cannot reach (mode 0700, as /root): the "
+              "student's programs still run as a user of their own",
+              not any("grader's own user" in n for n in notes), json.dumps(notes)[:600])
     inc = result["submission_6"]
     if inc:
         build = next(t for t in inc["tests"] if t["name"].startswith("build"))
