@@ -380,7 +380,7 @@ _BASELINES, _BASELINE_LOCK = {}, threading.Lock()
 
 def baseline_view(env, rel, text, work, cuda):
     """The compiled view of a baseline (the same for every student of a class: made once)."""
-    key = (rel, hashlib.sha256(text.encode()).hexdigest())
+    key = (rel, hashlib.sha256(text.encode()).hexdigest(), env.get("CC"), env.get("NVCC"))
     with _BASELINE_LOCK:
         if key not in _BASELINES:
             top = os.path.join(work, "baseline_" + key[1][:12])
@@ -572,15 +572,28 @@ def baseline_pp(env, rel, text, work, cuda, flags, host):
         return _BASE_PP[key]
 
 
+# What a compiler inserts into a function without the source naming it: the stack protector's
+# check (at the closing brace, only in functions that hold an array, which a part may add), the
+# copies and fills of structures, and the helpers of ALLOWED's "the compiler's helpers".
+COMPILER_INSERTS = re.compile(r"(mem(cpy|set|move)|" + dict(ALLOWED)["the compiler's helpers"] +
+                              r")")
+
+
 def symbols_by_line(view):
     """{line: {(name, how)}}: what each line of the source refers to in the compiled code
     (numbered local names, such as a static's `said.1` or OpenMP's `f._omp_fn.0`, without
-    their number; nvcc's per-file namespace `_INTERNAL_<hash>_..._cu_<hash>::` left out)."""
+    their number; nvcc's per-file namespace `_INTERNAL_<hash>_..._cu_<hash>::` left out), but
+    the calls the compiler inserts (COMPILER_INSERTS) where the line's text does not name them:
+    whether it inserts them depends on the toolchain and on the function's other lines."""
     out = {}
     for line, symbol, how, _ in view.refs:
         if not compiled.GENERATED.match(symbol):
             name = re.sub(r"\b_INTERNAL_\w*?_[0-9a-f]+::", "", compiled.base_name(symbol))
-            out.setdefault(line, set()).add((re.sub(r"(\.\d+)+$", "", name), how))
+            name = re.sub(r"(\.\d+)+$", "", name)
+            if COMPILER_INSERTS.fullmatch(name) and \
+                    not re.search(rf"\b{re.escape(name)}\b", view.pp.get(line) or ""):
+                continue
+            out.setdefault(line, set()).add((name, how))
     return out
 
 

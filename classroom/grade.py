@@ -40,6 +40,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in classroom/ (the kit's modules are imported)
@@ -56,15 +57,42 @@ from runs import GradeError, log  # noqa: E402
 ROOT = kit.ROOT
 
 
+def reachable(path):
+    """True when every folder down to `path` lets other users through (o+x): the student's
+    programs, run as a user of their own, must reach the work folder."""
+    path = os.path.abspath(path)
+    while True:
+        if not os.stat(path).st_mode & 0o001:
+            return False
+        if path == os.path.dirname(path):
+            return True
+        path = os.path.dirname(path)
+
+
 def grade(number, student, out_dir, gpu, env):
-    """Grade one submission into out_dir/results.json; returns the result."""
+    """Grade one submission into out_dir/results.json; returns the result. The grader's work
+    folder is out_dir/work, or, where another user cannot reach out_dir (an OUT under /root,
+    mode 0700) and the grader is root, a folder under build/grade/work/ removed afterwards."""
+    work = os.path.join(out_dir, "work")
+    shutil.rmtree(work, ignore_errors=True)
+    if os.geteuid() == 0 and not reachable(out_dir):
+        top = os.path.join(env["BUILD"], "grade", "work")
+        os.makedirs(top, exist_ok=True)
+        work = tempfile.mkdtemp(prefix="work_", dir=top)
+        try:
+            return grade_in(number, student, out_dir, gpu, env, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    return grade_in(number, student, out_dir, gpu, env, work)
+
+
+def grade_in(number, student, out_dir, gpu, env, work):
+    """grade(), its work folder made."""
     cfg = CHAPTERS[number]
     folder, sources = next((f, s) for f, n, s in kit.assignments() if n == number)
     start = time.time()
     seed, seed_set = runs.grade_seed()
-    work = os.path.join(out_dir, "work")
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
     cuda = any(s.endswith(".cu") for s in sources)
     notes, instructor, similarity, verdict = [], [], {}, []
     if not seed_set:

@@ -207,6 +207,22 @@ def trust(path):
     return path
 
 
+def private_name(path):
+    """A temporary name beside `path` that no other grader uses (graders run at once: gpu_batch,
+    grade-class): a file is made under it, then os.replace()d onto `path`, so that a reader never
+    sees a partial one."""
+    return f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+
+
+def put_in_place(tmp, path):
+    """os.replace(tmp, path), `path` trusted with tmp's hash (another grader may replace it next:
+    with the same bytes, or still_trusted() says it changed)."""
+    digest = sha256_of(tmp)
+    os.replace(tmp, path)
+    TRUSTED[path] = digest
+    return path
+
+
 def still_trusted(path):
     return path in TRUSTED and os.path.isfile(path) and sha256_of(path) == TRUSTED[path]
 
@@ -225,11 +241,12 @@ def checker(env):
     with _LOCK:
         if not still_trusted(binary):
             os.makedirs(os.path.dirname(binary), exist_ok=True)
+            tmp = private_name(binary)
             status, out = run([env["CC"] or "gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
-                               src, "-o", binary])
+                               src, "-o", tmp])
             if status:
                 raise GradeError("classroom/grader/check_output.c did not build:\n" + tail(out))
-            trust(binary)
+            put_in_place(tmp, binary)
     return binary
 
 
@@ -244,9 +261,11 @@ def vector_file(env, folder, seed, n):
     path = os.path.join(folder, f"vector_{name}_{n}.bin")
     with _LOCK:
         if _VECTORS.get(path) != os.path.getmtime(path) if os.path.exists(path) else True:
-            tmp = path + ".tmp"
+            tmp = private_name(path)
             status, out = run([checker(env), "gen", str(seed), str(n), tmp])
             if status:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
                 raise GradeError(f"the hidden vector of n = {n} could not be written: "
                                  f"{out.strip()}")
             os.chmod(tmp, 0o644)
@@ -266,15 +285,19 @@ def shared_object(env, src, extra=()):
         obj = _OBJECTS.get(key)
         if obj and still_trusted(obj):
             return obj, ""
-        obj = os.path.join(cache_dir(env), os.path.splitext(os.path.basename(src))[0] + ".o")
+        # one object per source and flags: graders at once may build the same with other flags
+        obj = os.path.join(cache_dir(env), os.path.splitext(os.path.basename(src))[0] +
+                           (hashlib.sha256(repr(extra).encode()).hexdigest()[:8] if extra
+                            else "") + ".o")
+        tmp = private_name(obj)
         if src.endswith(".c"):
-            cmd = [env["CC"]] + env["CFLAGS"].split() + list(extra) + ["-c", src, "-o", obj]
+            cmd = [env["CC"]] + env["CFLAGS"].split() + list(extra) + ["-c", src, "-o", tmp]
         else:
-            cmd = [env["NVCC"]] + env["NVCCFLAGS"].split() + list(extra) + ["-c", src, "-o", obj]
+            cmd = [env["NVCC"]] + env["NVCCFLAGS"].split() + list(extra) + ["-c", src, "-o", tmp]
         status, out = run(cmd)
         if status:
             return None, " ".join(cmd) + "\n" + out
-        _OBJECTS[key] = trust(obj)
+        _OBJECTS[key] = put_in_place(tmp, obj)
         return obj, ""
 
 

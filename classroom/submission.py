@@ -147,9 +147,12 @@ def prepare(env, cfg, folder, sources, find, work, reference_root=None, solution
         if cfg.get("contest"):
             out["graded"][s] = text
             # the contest takes the whole file, but a part still holding its stub is not written
-            out["stubs"] += [name for name, _, body in kit.parts(text, s)
-                             if os.path.isfile(os.path.join(kit.KIT, "stubs", name + ".txt")) and
-                             "".join(body.split()) == "".join(kit.stub(name).split())]
+            # (and a file whose parts all do is not run: the starter's copy)
+            marked = [(name, body) for name, _, body in kit.parts(text, s)
+                      if os.path.isfile(os.path.join(kit.KIT, "stubs", name + ".txt"))]
+            out["own"] += [name for name, _ in marked]
+            out["stubs"] += [name for name, body in marked
+                             if "".join(body.split()) == "".join(kit.stub(name).split())]
             if not env.get("NVCC"):
                 out["decided"] = False
                 continue

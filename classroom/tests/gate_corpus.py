@@ -371,6 +371,35 @@ CORPUS.update({
         (CH07, {"tile-draw": GAMER_N}), "cub", "compiled"),
 })
 
+# The host compiler's stack protector (Ubuntu's gcc, the H200's nvcc host compiler, turns it on by
+# default): a function with an array or a launch's dim3 gets a call of __stack_chk_fail at its
+# closing brace, outside the part, that the stub's function does not have. The course's own files
+# must pass, and the gamer's redirect of free() must still be caught. "stack-protector" entries are
+# compiled through wrappers of gcc and nvcc that add the flag (stack_protected_env()).
+SP = "-fstack-protector-strong"
+CORPUS.update({
+    "01 the course's file, stack protector (strong)": ((CH01, {}), "pass", SP),
+    "01 the course's file, stack protector (all)": ((CH01, {}), "pass", "-fstack-protector-all"),
+    "01 gamer O, the text rule off, stack protector: free() now calls another symbol": (
+        (CH01, {"three-steps": GAMER_O}), "now refers to omp_get_thread_num", SP, "compiled"),
+    "04 the course's file, stack protector": ((CH04, {}), "pass", SP),
+    "07 the course's file, stack protector": ((CH07, {}), "pass", SP),
+})
+
+
+def stack_protected_env(env, flag, tmp):
+    """The course's env with its compilers wrapped to add the host compiler's `flag`."""
+    env = dict(env)
+    folder = os.path.join(tmp, "wrap" + flag.replace("-", "_"))
+    os.makedirs(folder, exist_ok=True)
+    for key, pre, post in (("CC", flag, ""), ("NVCC", "", "-Xcompiler " + flag)):
+        if env.get(key):
+            path = os.path.join(folder, key.lower())
+            open(path, "w").write(f'#!/bin/sh\nexec {env[key]} {pre} "$@" {post}\n')
+            os.chmod(path, 0o755)
+            env[key] = path
+    return env
+
 
 def contest(tmp):
     """Chapter 08's entries: the course's file (honest) and CUB through the fixed dispatch."""
@@ -385,7 +414,12 @@ def contest(tmp):
         "    lookback_scan(VARIANT_CUB, d_in, d_out, n, exclusive, d_temp, temp_bytes);\n}\n\n"
     ) + ref8[b:]
     fd = ref8.replace('#include <string.h>\n', '#include <string.h>\n#include "/proc/self/fd/1"\n')
+    starter8 = kit.replace_parts(ref8, {n: kit.stub(n) for n, _, _ in kit.parts(ref8, CH08)
+                                        if os.path.isfile(os.path.join(kit.KIT, "stubs",
+                                                                       n + ".txt"))}, CH08)
     return {"08 the course's contest file": (ref8, "pass"),
+            "08 the starter's contest file: not written (none of its runs is made)": (
+                starter8, "not written"),
             "08 CUB through the fixed dispatch": (cheat, "lookback_scan"),
             "08 gamer H in the contest file: an #include the course's file does not have": (
                 fd, "may include no file")}
@@ -409,12 +443,17 @@ QUICK = ("01 the course's solution", "01 printf in the part",
          "01 gamer H: #include \"/proc/self/fd/1\" (refused before any compiler runs)",
          "01 gamer O: #pragma redefine_extname free",
          "01 gamer O, the text rule off: the course's free() now calls another symbol",
+         "01 the course's file, stack protector (strong)",
+         "01 gamer O, the text rule off, stack protector: free() now calls another symbol",
+         "04 the course's file, stack protector",
          "04 gamer L: a host scan behind __has_include", "07 gamer N: CUB behind __has_include")
 
 
 def check_entry(env, name, entry, tmp):
     """(as expected?, what happened) for one entry."""
     (rel, bodies), expect = entry[:2]
+    if entry[2:] and entry[2].startswith("-f"):
+        env = stack_protected_env(env, entry[2], tmp)
     folder, src = os.path.dirname(rel), os.path.basename(rel)
     number = kit.number_of(folder)
     d = os.path.join(tmp, "".join(c if c.isalnum() else "_" for c in name))
@@ -429,14 +468,17 @@ def check_entry(env, name, entry, tmp):
     sources = kit.makefile_var(folder, "SOURCES")
     p = submission.prepare(env, items.CHAPTERS[number], folder, sources,
                            lambda s: os.path.join(d, s) if s == src else os.path.join(ROOT, folder, s),
-                           work, solutions=False, text_rule=entry[2:] != ("compiled",))
+                           work, solutions=False,
+                           text_rule="compiled" not in entry[2:])
     said = "; ".join(p["reasons"]) or ("not written: " + ", ".join(p["stubs"]) if p["stubs"] else
                                        "passed" if p["decided"] else "not decided: " +
                                        runs.tail(p["gate_log"], 3))
     if expect == "pass":
         ok = not p["reasons"] and not p["stubs"] and p["decided"]
     elif expect == "not written":
-        ok = not p["reasons"] and p["stubs"] and p["decided"]
+        # every part of the file still its stub: the grader runs nothing (grade.py: unwritten)
+        ok = not p["reasons"] and p["stubs"] and p["decided"] and p["own"] and \
+            set(p["own"]) <= set(p["stubs"])
     else:
         ok = bool(p["reasons"]) and expect.lower() in said.lower()
     return ok, said

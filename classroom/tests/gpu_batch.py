@@ -6,8 +6,9 @@ on a machine without one). From the top folder, after `make SMS=90 all`:
     GRADE_SEED=777 classroom/tests/gpu_batch.py --class OUTDIR    (make grade-class of ten)
     classroom/tests/gpu_batch.py --dry-run [--build] OUTDIR        (anywhere: no GPU run)
 
-grades, with `make grade`'s grader, a few cases at a time (GPU_BATCH_JOBS, default 4: their
-correctness runs share the GPU, and each speed measurement runs alone, build/grade/gpu.lock):
+grades, with `make grade`'s grader in this one process (what is the same for every case is
+made once), a few cases at a time (GPU_BATCH_JOBS, default 4: their correctness runs share the
+GPU, and each speed measurement runs alone, build/grade/gpu.lock):
   - chapters 02-08 and the radix sort as the course has them: every item full marks, the
     n > 2^31 case included (the speed item compares the course's chapter with itself: about
     25, or "noisy");
@@ -34,7 +35,6 @@ Exit status 1 if any case is unexpected.
 """
 import concurrent.futures
 import csv
-import json
 import os
 import re
 import subprocess
@@ -89,15 +89,27 @@ PLANTS = [
 ]
 
 
+_GRADER = {}
+
+
 def grade(number, student, out):
+    """One case, graded in this process (as make grade-class grades its students: the grader's
+    harnesses, the course's baselines and the hidden vectors are made once for the batch, not
+    once per case, and no two cases race on them)."""
     t = time.time()
-    r = subprocess.run([sys.executable, os.path.join(kit.KIT, "grade.py"), "one", str(number),
-                        student, out], cwd=ROOT, capture_output=True, text=True,
-                       env=dict(os.environ, GRADE_JOBS=os.environ.get("GRADE_JOBS", "4")))
-    path = os.path.join(out, "results.json")
-    if r.returncode or not os.path.isfile(path):
-        return None, time.time() - t, r.stdout[-2000:] + r.stderr[-2000:]
-    return json.load(open(path)), time.time() - t, ""
+    os.environ.setdefault("GRADE_JOBS", "4")
+    import grade as grader  # noqa: E402
+    import runs  # noqa: E402
+    with runs._LOCK:
+        if not _GRADER:
+            runs.grade_seed()  # read once, and out of the environment of what the grader starts
+            _GRADER.update(env=runs.course_env(), gpu=runs.gpu_status())
+    os.makedirs(out, exist_ok=True)
+    try:
+        result = grader.grade(number, student, out, _GRADER["gpu"], _GRADER["env"])
+    except Exception as e:  # one case's failure must not stop the batch
+        return None, time.time() - t, f"{type(e).__name__}: {e}"
+    return result, time.time() - t, ""
 
 
 def scores(result):

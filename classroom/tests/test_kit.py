@@ -14,7 +14,8 @@ The quick tier:
     chapter 01's model solved in tests/scan_networks.c; week 1 links no left-out chapter; the
     copy says it is modified; ASSIGNMENT.md has the honesty check's rules; make precheck's
     files are there; an existing folder is refused;
- 4. the honesty gate (gate_corpus.py --quick): chapter 01's honest parts and cheats, four GPU;
+ 4. the honesty gate (gate_corpus.py --quick): chapter 01's honest parts and cheats, five GPU
+    (chapter 04 and 01 with the host compiler's stack protector on, as on Ubuntu);
  5. the grader on chapter 01 (GRADE_MAX_N=70000), as make grade-class grades a Gradescope
     export of six, writing outside the course unless told: the course's file scores 60 with
     both gates passed, the n > 2^31 case "not run here" shown to the student and the grade
@@ -23,7 +24,8 @@ The quick tier:
     gluing a "." before the harness's verdict, fails "threads share the work" (15 of 60);
     broken markers, a missing file and a link to /dev/zero say so; a group's members each get
     a row of gradescope_scores.csv; what a student sees is the same with and without notes for
-    the instructor; the checker finds a wrong element. (--all: the stub is "not written": no
+    the instructor; the checker finds a wrong element; four graders at once make the same hidden
+    vectors whole. (--all: the stub is "not written": no
     build points, no honesty failure.)
  7. running students' code (fake harnesses, no build): only the harness's lines with the run's
     token count, wherever they start; a missing, repeated or non-finite verdict fails (in
@@ -400,6 +402,9 @@ def reports_and_class(tmp, course):
     shutil.rmtree(os.path.join(course, "build"), ignore_errors=True)
     os.symlink(os.path.join(ROOT, "build"), os.path.join(course, "build"))
     env = dict(os.environ, GRADE_MAX_N="70000", GRADE_SEED="4242")
+    # the grades' folder out of other users' reach (an OUT under /root): the students' programs
+    # still run as a user of their own (the grader's work folder is elsewhere)
+    os.makedirs(os.path.join(tmp, "course-grades"), mode=0o700)
     status, text = run([sys.executable, os.path.join(course, "classroom", "grade.py"), "class",
                         "1", klass], env=env, cwd=course)
     out = re.search(r"grade-class: writing to (\S+) ", text)
@@ -414,6 +419,11 @@ def reports_and_class(tmp, course):
         path = os.path.join(out, name, "results.json")
         result[name] = json.load(open(path)) if os.path.isfile(path) else None
     full, skip, one = result["submission_1"], result["submission_2"], result["submission_3"]
+    if full and os.geteuid() == 0 and shutil.which("setpriv"):
+        notes = full["extra_data"]["instructor_notes"]
+        check("grade-class into a folder other users cannot reach (mode 0700, as /root): the "
+              "student's programs still run as a user of their own",
+              not any("grader's own user" in n for n in notes), json.dumps(notes)[:600])
     inc = result["submission_6"]
     if inc:
         build = next(t for t in inc["tests"] if t["name"].startswith("build"))
@@ -509,6 +519,33 @@ def reports_and_class(tmp, course):
     bad = run([binary, "scan-seed", "5", "1000", outp, "inclusive"])
     check("check_output: a right output passes, one wrong element is found (its index)",
           good[0] == 0 and bad[0] == 1 and "the first at index 500" in bad[1], repr((good, bad)))
+    vectors_at_once(tmp, binary)
+
+
+def vectors_at_once(tmp, binary):
+    """Graders at once (gpu_batch's cases, grade-class's students) make the same hidden vectors
+    in one folder: none fails, and every file is whole."""
+    folder = os.path.join(tmp, "vectors_at_once")
+    os.makedirs(folder)
+    sizes = (1000, 3001, 20000)
+    code = ("import runs, sys\nenv = runs.course_env()\nfor _ in range(25):\n"
+            "    runs._VECTORS.clear()\n"
+            f"    for n in {sizes}:\n        runs.vector_file(env, sys.argv[1], 7, n)\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code, folder], cwd=kit.KIT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for _ in range(4)]
+    said = [(p.wait(), p.stdout.read()) for p in procs]
+    whole = []
+    for n in sizes:
+        want = os.path.join(tmp, f"want_{n}.bin")
+        run([binary, "gen", "7", str(n), want])
+        got = [f for f in os.listdir(folder) if f.endswith(f"_{n}.bin")]
+        whole.append(len(got) == 1 and open(os.path.join(folder, got[0]), "rb").read() ==
+                     open(want, "rb").read())
+    check("four graders at once make the same hidden vectors: none fails, each file whole, no "
+          "temporary file left", all(s == 0 for s, _ in said) and all(whole) and
+          not [f for f in os.listdir(folder) if f.endswith(".tmp")],
+          f"{whole} {os.listdir(folder)} " + " ".join(o[-300:] for _, o in said))
 
 
 # ---------------------------------------------------------------------------------------------
