@@ -20,7 +20,8 @@ common/, and runs its own tests; what the student changed outside the parts is r
 used. Chapter 08, the speed contest, takes the whole file.
 
 The grader is split by concern, so that the rule that decided a grade can be read:
-  classroom/gate.py, compiled.py  the honesty gate (what a part may not do, from the compiler)
+  classroom/gate.py, text_rule.py, compiled.py  the honesty gate (what a part may hold as text,
+                                   then what it may not do, from the compiler)
   classroom/submission.py         the student's file, their parts in the course's source
   classroom/items.py              each item's runs and the rule that scores it
   classroom/runs.py               the build, the grader's own programs and vectors

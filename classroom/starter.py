@@ -45,7 +45,7 @@ INSTRUCTOR_ONLY = {"docs/answers.md", "docs/instructor.md", "tests/plant_bugs.sh
                    "docs/experiments/03_05_variants.sh"}
 # The kit's files a students' copy holds, for `make precheck CH=N` (the honesty gate and the
 # build, as the grader runs them).
-PRECHECK = ["classroom/kit.py", "classroom/gate.py", "classroom/compiled.py",
+PRECHECK = ["classroom/kit.py", "classroom/gate.py", "classroom/text_rule.py", "classroom/compiled.py",
             "classroom/submission.py", "classroom/precheck.py"]
 # The placeholder that keeps the notes' links to them working.
 PLACEHOLDER = ("# {title} {{#{anchor}}}\n\nThis page is for instructors: it is not part of the "
