@@ -189,8 +189,13 @@ def grade_in(number, student, out_dir, gpu, env, work):
         if it_share:
             it_share["output"] = "not checked: the part is not written (it still holds its stub)"
     else:
-        run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_place,
-                  it_hidden, it_san, it_speed, it_share, instructor, reasons)
+        killed = run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_place,
+                           it_hidden, it_san, it_speed, it_share, instructor, reasons)
+        if killed:
+            interrupted(killed, [i for i in (it_share, it_self, it_stress, it_place, it_hidden,
+                                             it_san, it_speed) if i], gates, verdict, instructor)
+            honesty_output(it_honest, gates, reasons, p["decided"], verdict)
+            return finish()
     apply_rules(it_build, it_san, it_speed, it_share, correctness, stubs, reasons, verdict,
                 instructor, gates)
     honesty_output(it_honest, gates, reasons, p["decided"], verdict)
@@ -273,6 +278,27 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
         reasons.append("the grader's own files changed while your programs ran ("
                        + ", ".join(os.path.relpath(t, ROOT) if t.startswith(ROOT) else t
                                    for t in sb.tampered[:3]) + ")")
+    return sb.interrupted
+
+
+INTERRUPTED = ("interrupted: regrade. A run of this item was killed from outside (a SIGKILL the "
+               "grader did not send: another grader on this machine, the out-of-memory killer, "
+               "or the program itself), so it is not scored")
+
+
+def interrupted(killed, run_items_, gates, verdict, instructor):
+    """A run killed from outside (sandbox.Sandbox.interrupted): no item that ran the student's
+    code is scored, no gate decided; the status says to grade it again."""
+    for i in run_items_:
+        i["status"], i["score"] = "interrupted", 0.0
+        i["output"] = INTERRUPTED + "\n" + i["output"]
+        if i["name"] in gates:
+            gates[i["name"]] = None
+        i.pop("gate", None)
+    verdict[:] = ["interrupted: regrade"]
+    instructor.append("interrupted: regrade (ONLY=this submission); runs killed by a SIGKILL the "
+                      "grader did not send: " + "; ".join(killed[:3]) +
+                      ". If a regrade says it again, the program kills itself or runs out of memory")
 
 
 def apply_rules(it_build, it_san, it_speed, it_share, correctness, stubs, reasons, verdict,

@@ -90,6 +90,10 @@ def partial_text(items, gpu):
     """The partial grade's line, in plain words: what was graded here and what was not."""
     missing = [i for i in items if i["status"] not in ("graded", "partial")]
     build = items[0]
+    if any(i["status"] == "interrupted" for i in items):
+        return ("PARTIAL: interrupted: a run of your code was killed from outside while it was "
+                "graded, so it is not graded yet; it will be graded again (your total is not "
+                "final).")
     if build["status"] != "graded":
         return ("PARTIAL: nothing of your code could be built or run on this grading machine "
                 "(it has no CUDA compiler), so no item was graded here. Your parts are graded on "

@@ -13,6 +13,9 @@ import pwd
 import re
 import secrets
 import shutil
+import signal
+import stat
+import tempfile
 
 from runs import ROOT, TIMEOUT, gpu_lock, run, still_trusted
 
@@ -21,7 +24,8 @@ from runs import ROOT, TIMEOUT, gpu_lock, run, still_trusted
 # another's), one user per run (after the run every process of that user is killed, so that
 # nothing a run started outlives it, whatever it did to leave its process group). They are ids
 # no account uses (GRADE_UID_BASE, default 45000, and the 2000 after it), each taken with a
-# lock file of its own, so that graders running at once never share one.
+# lock file of its own in one folder for the whole machine (id_folder()), so that graders running
+# at once never share one, whatever course folder or clone each grades from.
 ID_BASE = int(os.environ["GRADE_UID_BASE"]) if os.environ.get("GRADE_UID_BASE", "").isdigit() \
     else 45000
 ID_COUNT = 2000
@@ -62,10 +66,31 @@ def kill_uid(uid):
                 pass
 
 
+def id_folder():
+    """The folder of the ids' lock files, one for the machine (every course folder, clone and
+    grader shares it: GRADE_ID_LOCKS, else /run/scan-course-grade-ids as root, else one per
+    user in the temporary folder). It must be the grader's user's own, a folder, not a link, and
+    writable by no one else; else OSError (the grader then runs no program as another user)."""
+    folder = os.environ.get("GRADE_ID_LOCKS") or (
+        "/run/scan-course-grade-ids" if os.geteuid() == 0 and os.access("/run", os.W_OK) else
+        os.path.join(tempfile.gettempdir(), f"scan-course-grade-ids-{os.geteuid()}"))
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    st = os.lstat(folder)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        raise OSError(f"{folder} is not a folder of the grader's own user that only it may "
+                      f"write (remove it, or set GRADE_ID_LOCKS)")
+    return folder
+
+
 def take_id():
     """(an id no account, group or process uses, its lock file held open), or (None, None)."""
-    folder = os.path.join(ROOT, "build", "grade", "ids")
-    os.makedirs(folder, exist_ok=True)
+    try:
+        folder = id_folder()
+    except OSError:
+        return None, None
     for k in range(ID_COUNT):
         i = ID_BASE + k
         f = open(os.path.join(folder, str(i)), "a")
@@ -122,6 +147,7 @@ class Sandbox:
 
     def __init__(self, work, programs, inputs, gpu):
         self.prefix, self.note, self.tampered, self.gpu = [], None, [], gpu
+        self.interrupted = []  # the runs killed by a SIGKILL the grader did not send
         self.gid, self._gid_lock = None, None
         self.out = os.path.join(work, "out")
         os.makedirs(self.out, exist_ok=True)
@@ -147,7 +173,11 @@ class Sandbox:
             return "setpriv (util-linux) is not installed"
         self.gid, self._gid_lock = take_id()
         if self.gid is None:
-            return f"no free id from {ID_BASE} (GRADE_UID_BASE) on"
+            try:
+                where = id_folder()
+            except OSError as e:
+                return str(e)
+            return f"no free id from {ID_BASE} (GRADE_UID_BASE) on, locks in {where}"
         self.prefix = [setpriv]
         # this student's folder: their group's alone (another student's runs cannot reach it)
         os.chown(work, 0, self.gid)
@@ -186,10 +216,17 @@ class Sandbox:
                 self.prefix + [f"--reuid={uid}", f"--regid={self.gid}", "--clear-groups", "--"]
         try:
             with gpu_lock(alone) if self.gpu else contextlib.nullcontext():
-                return run(prefix + cmd, cwd=self.out, timeout=timeout, env=env,
-                           after=(lambda: kill_uid(uid)) if uid is not None else None,
-                           head=OUTPUT_HEAD, tail=OUTPUT_TAIL, limit=OUTPUT_LIMIT,
-                           pass_fds=pass_fds)
+                status, out = run(prefix + cmd, cwd=self.out, timeout=timeout, env=env,
+                                  after=(lambda: kill_uid(uid)) if uid is not None else None,
+                                  head=OUTPUT_HEAD, tail=OUTPUT_TAIL, limit=OUTPUT_LIMIT,
+                                  pass_fds=pass_fds)
+            if status == -signal.SIGKILL:
+                # run() stops a program at its timeout or output limit as 124, and kills what
+                # is left only after the program ended: a SIGKILL is someone else's (another
+                # grader, the out-of-memory killer, or the program itself). Not a grade.
+                self.interrupted.append(" ".join(os.path.basename(c) for c in cmd[:1]) +
+                                        " ".join([""] + cmd[1:4]))
+            return status, out
         finally:
             if uid is not None:
                 kill_uid(uid)

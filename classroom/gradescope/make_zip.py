@@ -14,7 +14,7 @@ tests/plant_bugs.sh. At its top are the two files Gradescope runs, setup.sh and 
 
 The zip is the instructor's: it holds the solutions and your seed, so it must never reach
 students (Gradescope does not show it to them; run_autograder makes the solutions and grade.env
-unreadable to the user nobody, as whom the students' programs run).
+unreadable to any user but root; the students' programs run as users of their own).
 Default OUT: build/gradescope/chapter-N.zip. Exit status: 0 written; 2 bad arguments.
 """
 import os

@@ -702,13 +702,61 @@ def sandbox_and_output(tmp):
     check("a link, a device or an oversized file as the submission is refused, not read",
           "symbolic link" in said[0] and "not a plain file" in said[1] and "bytes" in said[2],
           repr(said))
+    outside_kill(tmp)
+
+
+def outside_kill(tmp):
+    """Review 2's #1: graders of two course folders take different ids (one lock folder for the
+    machine), and a run killed by a SIGKILL the grader did not send is "interrupted: regrade",
+    never a wrong output or threads that do not share the work."""
+    import grade as grader  # noqa: E402
+    import items  # noqa: E402
+    import reports  # noqa: E402
+    import runs  # noqa: E402
+    import sandbox  # noqa: E402
+    saved, taken = sandbox.ROOT, []
+    try:
+        for course in ("courseA", "courseB"):
+            sandbox.ROOT = os.path.join(tmp, course)
+            taken.append(sandbox.take_id())
+    finally:
+        sandbox.ROOT = saved
+    ids = [i for i, _ in taken]
+    for _, lock in taken:
+        if lock:
+            lock.close()
+    check("graders of two course folders on one machine never take the same id",
+          None not in ids and ids[0] != ids[1], repr(ids))
+    h = runs.trust(fake(tmp, "h_killed", TOKEN_READ + 'echo "[grader $tok] threads shared the '
+                        'work"\nkill -9 $$\n'))
+    sb = sandbox.Sandbox(os.path.join(tmp, "killed_work"), [h], [], False)
+    it_build, it_honest, it_share, it_place = (items.item("build", 5), items.item("honesty", 0),
+                                               items.item("threads share the work", 0),
+                                               items.item("in place", 5))
+    share = {}
+    items.in_place({"cpu": True}, it_place, h, [("OMP_NUM_THREADS=3", items.omp_env(3))], sb,
+                   4242, share)
+    sb.close()
+    it_share["output"], it_build["score"] = share.get("output", ""), 5
+    gates, verdict, instructor = {"honesty": "passed", it_share["name"]: None}, [], []
+    if sb.interrupted:
+        grader.interrupted(sb.interrupted, [it_share, it_place], gates, verdict, instructor)
+    out = reports.result("01_cpu_serial", 1, [it_build, it_honest, it_share, it_place], gates, [],
+                         instructor, verdict, (False, ""), time.time(), True, {},
+                         os.path.join(tmp, "killed_work"))
+    check("a run killed from outside (SIGKILL) is \"interrupted: regrade\", not scored as wrong "
+          "or as not sharing the work", bool(sb.interrupted) and
+          out["extra_data"]["verdict"].startswith("interrupted: regrade") and
+          out["extra_data"]["gates"][it_share["name"]] is None and
+          "share the work (-45)" not in out["extra_data"]["verdict"] and
+          "interrupted" in out["output"], f"{sb.interrupted} {out['extra_data']['verdict']}")
 
 
 def main(argv):
     full = "--all" in argv
     start = time.time()
     tmp = tempfile.mkdtemp(prefix="kit_test_")
-    os.chmod(tmp, 0o755)  # as root, the grader runs students' programs as nobody: they must reach it
+    os.chmod(tmp, 0o755)  # as root, the grader runs students' programs as users of their own: they must reach it
     def section(name, t0=[time.time(), os.times()]):
         """The time a section took, and its programs' CPU time (the machine may be shared)."""
         now, cpu = time.time(), os.times()
