@@ -30,7 +30,7 @@ import random
 import re
 
 import runs
-from runs import log, max_n, run, tail  # noqa: F401 (log: for grade.py)
+from runs import ROOT, log, max_n, run, tail  # noqa: F401 (log: for grade.py)
 
 # The chapters as the grader sees them: the variant its speed item times, the tile near whose
 # multiples the hidden sizes sit, whether it is a single-pass chapter (--stress), the segment
@@ -283,8 +283,8 @@ def hidden_file_run(b, cfg, made, sb, k, n, exclusive, in_place_, threads):
           (["--exclusive"] if exclusive else []) + \
           (["--variant", cfg["file_variant"]] if cfg.get("file_variant") else [])
     status, out = sb.run(cmd, env=omp_env(threads) if threads else None)
-    what = (f"n = {n}" + (", exclusive" if exclusive else "") + (", in place" if in_place_ else "")
-            + (f", OMP_NUM_THREADS={threads}" if threads else ""))
+    what = (f"hidden vector {k}, n = {n}" + (", exclusive" if exclusive else "") +
+            (", in place" if in_place_ else "") + (f", OMP_NUM_THREADS={threads}" if threads else ""))
     if status != 0:
         said = [l.strip() for l in out.splitlines() if FAILURE.search(l)]
         first = [l.strip() for l in out.splitlines() if "elements wrong; first at" in l]
@@ -296,7 +296,7 @@ def hidden_file_run(b, cfg, made, sb, k, n, exclusive, in_place_, threads):
         ok, why = False, "the output is not a plain file"
     else:
         c, said = run([made.check, "sort-seed" if cfg.get("radix") else "scan-seed",
-                       str(made.runs.seed), str(n), target] +
+                       str(runs.c_seed(made.runs.seed)), str(n), target] +
                       ([] if cfg.get("radix") else ["exclusive" if exclusive else "inclusive"] +
                        ([str(cfg["segment"])] if cfg.get("segment") else [])))
         ok, why = c == 0, said.strip() + ("" if c == 0 else
@@ -304,7 +304,16 @@ def hidden_file_run(b, cfg, made, sb, k, n, exclusive, in_place_, threads):
                                           "says it is not)")
     if os.path.exists(target):
         os.remove(target)
-    return ok, what, why
+    return ok, what, unnamed(why, {target: "the output file", path: f"hidden vector {k}"})
+
+
+def unnamed(text, names):
+    """A text shown to the student without the grading machine's paths: each of `names` said
+    in words, any other hidden vector's file name (its hash) and the course's folder left out."""
+    for path, words in names.items():
+        text = text.replace(path, words)
+    text = re.sub(r"\S*vector_[0-9a-f]{8,}_\d+\.bin", "a hidden vector", text)
+    return text.replace(ROOT + os.sep, "")
 
 
 def big_run(b, cfg, made, sb):

@@ -15,6 +15,7 @@ import hashlib
 import os
 import re
 import shutil
+import secrets
 import threading
 
 import compiled
@@ -253,16 +254,43 @@ def checker(env):
 _VECTORS = {}
 
 
+def c_seed(seed):
+    """The seed as the grader's C programs read it (64 bits): a seed of 2^63 or more (128-bit
+    ones from make gradescope-zip) is hashed down; a smaller one is passed as it is."""
+    return seed if seed < 1 << 63 else \
+        int.from_bytes(hashlib.sha256(f"{seed}/vectors".encode()).digest()[:8], "little") >> 1
+
+
+def vector_key(env):
+    """A random key of this build (build/grade/vector.key, the grader's user's alone, made once
+    and shared by graders at once) that the hidden vectors' names are hashed with."""
+    path = os.path.join(env["BUILD"], "grade", "vector.key")
+    if not os.path.exists(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = private_name(path)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, secrets.token_hex(32).encode())
+        os.close(fd)
+        try:
+            os.link(tmp, path)  # the first grader's key wins; the others read it
+        except FileExistsError:
+            pass
+        os.unlink(tmp)
+    with open(path) as f:
+        return f.read().strip()
+
+
 def vector_file(env, folder, seed, n):
     """The hidden vector of n int32 for this seed (vector_gen.h), written once per process by
     the checker: a file left by an earlier run is not used."""
-    # named by a hash: the student's program reads this path, which must not tell the seed
-    name = hashlib.sha256(f"{seed}/vector/{n}".encode()).hexdigest()[:20]
+    # named by a hash keyed with a secret of this build (vector_key()): the student's program
+    # reads this path, and a hash of the seed alone would give a small seed away to a search
+    name = hashlib.sha256(f"{vector_key(env)}/{seed}/vector/{n}".encode()).hexdigest()[:20]
     path = os.path.join(folder, f"vector_{name}_{n}.bin")
     with _LOCK:
         if _VECTORS.get(path) != os.path.getmtime(path) if os.path.exists(path) else True:
             tmp = private_name(path)
-            status, out = run([checker(env), "gen", str(seed), str(n), tmp])
+            status, out = run([checker(env), "gen", str(c_seed(seed)), str(n), tmp])
             if status:
                 if os.path.exists(tmp):
                     os.unlink(tmp)

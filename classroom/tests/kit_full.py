@@ -201,7 +201,7 @@ def grader_plants(tmp, copy):
               "failure's header; a wrong hidden vector names its element",
               r["score"] == 5 and "OMP_NUM_THREADS=1: passed" in self_test and
               "OMP_NUM_THREADS=3: FAILED" in self_test and "FAIL n=" in self_test and
-              re.search(r"WRONG n = \d+.*OMP_NUM_THREADS=\d+: .*(the )?first at index \d+: "
+              re.search(r"WRONG hidden vector \d+, n = \d+.*OMP_NUM_THREADS=\d+: .*(the )?first at index \d+: "
                         r"expected -?\d+, got -?\d+", hidden) is not None,
               self_test[:600] + hidden[:400])
     else:

@@ -188,12 +188,16 @@ def handouts(tmp):
         zpath = os.path.join(tmp, "gs_" + label[:2].strip() + ".zip")
         status, said = run([sys.executable, os.path.join(copy, "classroom", "gradescope",
                                                          "make_zip.py"), "1", zpath],
-                           cwd=copy, env=dict(os.environ, GRADE_SEED="1"))
+                           cwd=copy, env={k: v for k, v in os.environ.items() if k != "GRADE_SEED"})
         names, texts = [], []
         if status == 0:
             with zipfile.ZipFile(zpath) as z:
                 names = z.namelist()
                 texts = [(n, z.read(n).decode(errors="replace")) for n in names]
+        seed = re.findall(r"^GRADE_SEED=(\d+)$", dict(texts).get("grade.env", ""), re.M)
+        check(f"make gradescope-zip from {label} without GRADE_SEED makes a random seed of 128 "
+              f"bits (one of 10^9 could be counted through)", seed and int(seed[0]) >= 1 << 100,
+              repr(seed))
         bad = leaked(names, texts, plants)
         check(f"make gradescope-zip from {label}: none of them in the zip", status == 0 and
               not bad and "classroom/grade.py" in names, said[-500:] + " " + " ".join(bad[:5]))
@@ -477,6 +481,16 @@ def reports_and_class(tmp, course):
         check("grade: a wrong hidden vector's line reads as one sentence (no runs of blanks "
               "from the program's aligned output)", wrong and not any("  " in l for l in wrong),
               "\n".join(wrong[:4]))
+        import hashlib  # noqa: E402
+        shown = json.dumps([t["output"] for t in skip["tests"]])
+        names = os.listdir(os.path.join(ROOT, "build", "grade", "vectors"))
+        naive = [f for f in names for n in re.findall(r"_(\d+)\.bin$", f)
+                 if hashlib.sha256(f"4242/vector/{n}".encode()).hexdigest()[:20] in f]
+        check("grade: the hidden runs name their vectors in words ('hidden vector 3, n = ...'): "
+              "no path of the grading machine and no file name a seed can be searched from",
+              wrong and all(l.startswith("WRONG hidden vector ") for l in wrong) and
+              not re.search(r"vector_[0-9a-f]{8}|/build/|" + re.escape(ROOT), shown) and
+              names and not naive, "\n".join(wrong[:3]) + f" {naive[:2]}")
     if one:
         share = next(t for t in one["tests"] if t["name"].startswith("threads"))
         check("grade: a threaded variant that scans on one thread while the others touch their "
@@ -484,6 +498,8 @@ def reports_and_class(tmp, course):
               "(the student sees why), loses the correctness items: 15 of 60, flagged for the "
               "instructor", gate_of(one, "threads") == "failed" and one["score"] == 15 and
               "the last seen writing" in share["output"] and share["visibility"] == "visible" and
+              # review 2 #3: the check's own size (from the seed) is not printed
+              not any(int(x) > 70000 for x in re.findall(r"\d+", share["output"])) and
               any("does not share" in n for n in one["extra_data"]["instructor_notes"]),
               json.dumps(scores(one)) + share["output"][:300])
     rows = {r["student"]: r for r in csv.DictReader(open(os.path.join(out, "grades.csv")))}
@@ -520,6 +536,10 @@ def reports_and_class(tmp, course):
     check("check_output: a right output passes, one wrong element is found (its index)",
           good[0] == 0 and bad[0] == 1 and "the first at index 500" in bad[1], repr((good, bad)))
     vectors_at_once(tmp, binary)
+    big_seed = runs.vector_file(runs.course_env(), os.path.join(tmp, "vectors_at_once"),
+                                (1 << 127) + 5, 1000)
+    check("a 128-bit seed makes its hidden vectors (the C programs get 64 bits of it)",
+          os.path.getsize(big_seed) == 4000, big_seed)
 
 
 def vectors_at_once(tmp, binary):
