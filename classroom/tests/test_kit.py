@@ -502,6 +502,11 @@ def reports_and_class(tmp, course):
               not any(int(x) > 70000 for x in re.findall(r"\d+", share["output"])) and
               any("does not share" in n for n in one["extra_data"]["instructor_notes"]),
               json.dumps(scores(one)) + share["output"][:300])
+        guide = " ".join(open(os.path.join(ROOT, "docs", "instructor.md")).read().split())
+        check("the guide says what the grader does with a serial scan's sanitizers (kept: 15 of "
+              "60), in the rubric's row and in the deduction's paragraph",
+              one["score"] == 15 and "lost points to a wrong output (not when they lost them to "
+              "the work-sharing gate" in guide and "a right serial scan scores 15" in guide)
     rows = {r["student"]: r for r in csv.DictReader(open(os.path.join(out, "grades.csv")))}
     check("the write-up's line is said once for the class (grade-class's summary), not on every "
           "row of grades.csv; 'grading 8 submissions'", text.count("graded by hand") == 1 and
