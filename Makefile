@@ -242,22 +242,23 @@ starter:
 
 # The grader: make grade CH=N STUDENT=path [OUT=dir]; make grade-class CH=N CLASS=folder [OUT=dir]
 # (classroom/grade.py says what it checks; GRADE_SEED sets the hidden vectors' seed).
-GRADE_NEEDS := common $(if $(NVCC),$(TEST_BIN)/cuda_probe)
+# Chapter 01 (a CPU chapter) needs only the host objects, as make precheck: no CUDA object.
+GRADE_NEEDS = $(if $(filter 1 01,$(CH)),$(COMMON_HOST_OBJS) $(FLAGS_FILE),common $(if $(NVCC),$(TEST_BIN)/cuda_probe))
 grade:
 	$(call KIT_TOOL,grade.py)
-	@$(MAKE) --no-print-directory $(GRADE_NEEDS)
+	@$(MAKE) -s --no-print-directory $(GRADE_NEEDS)
 	@python3 classroom/grade.py one "$(CH)" "$(STUDENT)" "$(OUT)"
 
 grade-class:
 	$(call KIT_TOOL,grade.py)
-	@$(MAKE) --no-print-directory $(GRADE_NEEDS)
+	@$(MAKE) -s --no-print-directory $(GRADE_NEEDS)
 	@python3 classroom/grade.py class "$(CH)" "$(CLASS)" "$(OUT)" $(ONLY)
 
 # What grading chapter N needs, built once ahead (Gradescope's setup.sh runs it), so that no
 # submission waits for the course's own objects.
 grade-setup:
 	$(call KIT_TOOL,grade.py)
-	@$(MAKE) --no-print-directory $(GRADE_NEEDS)
+	@$(MAKE) -s --no-print-directory $(GRADE_NEEDS)
 	@python3 classroom/grade.py setup "$(CH)"
 
 # A student's check before handing in, in their copy (make starter puts what it needs there):

@@ -73,19 +73,21 @@ def reachable(path):
 def grade(number, student, out_dir, gpu, env):
     """Grade one submission into out_dir/results.json; returns the result. The grader's work
     folder is out_dir/work, or, where another user cannot reach out_dir (an OUT under /root,
-    mode 0700) and the grader is root, a folder under build/grade/work/ removed afterwards."""
+    mode 0700) and the grader is root, a folder under build/grade/work/; either is removed
+    afterwards (it holds the course's source, the solutions, and the builds), so that out_dir
+    holds only results.json."""
     work = os.path.join(out_dir, "work")
     shutil.rmtree(work, ignore_errors=True)
     if os.geteuid() == 0 and not reachable(out_dir):
         top = os.path.join(env["BUILD"], "grade", "work")
         os.makedirs(top, exist_ok=True)
         work = tempfile.mkdtemp(prefix="work_", dir=top)
-        try:
-            return grade_in(number, student, out_dir, gpu, env, work)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    return grade_in(number, student, out_dir, gpu, env, work)
+    else:
+        os.makedirs(work)
+    try:
+        return grade_in(number, student, out_dir, gpu, env, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def grade_in(number, student, out_dir, gpu, env, work):

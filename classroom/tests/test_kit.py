@@ -728,6 +728,28 @@ def sandbox_and_output(tmp):
           "symbolic link" in said[0] and "not a plain file" in said[1] and "bytes" in said[2],
           repr(said))
     outside_kill(tmp)
+    grade_needs(tmp)
+
+
+def grade_needs(tmp):
+    """Review 2 #5, #12: make grade of chapter 01 builds only the host objects (no CUDA object,
+    as make precheck), a GPU chapter the course's common objects; the inner make is silent;
+    grading one student leaves only results.json in OUT (no work/ folder)."""
+    import grade as grader  # noqa: E402
+    import runs  # noqa: E402
+    out = os.path.join(tmp, "one_out")
+    os.makedirs(os.path.join(tmp, "one_student"))
+    os.makedirs(out)
+    grader.grade(1, os.path.join(tmp, "one_student"), out, (False, ""), runs.course_env())
+    check("grading one student leaves only results.json in OUT (no work/ folder)",
+          os.listdir(out) == ["results.json"], repr(os.listdir(out)))
+    lines = {}
+    for ch in ("1", "2"):
+        status, out = run(["make", "-n", "grade", f"CH={ch}", "STUDENT=/nonexistent"])
+        lines[ch] = next((l for l in out.splitlines() if "--no-print-directory" in l), "")
+    check("make grade CH=1 builds no CUDA object (CH=2 does), and its inner make is silent (-s)",
+          re.search(r" common( |$)", lines["2"]) and "-s " in lines["1"] and
+          not re.search(r" common( |$)|cuda_probe|\.cu|cub_", lines["1"]), repr(lines))
 
 
 def outside_kill(tmp):
