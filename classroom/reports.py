@@ -150,22 +150,36 @@ def gradescope_metadata(folder):
     path = os.path.join(folder, "submission_metadata.yml")
     if not os.path.isfile(path):
         return {}
+    # Members are read only inside a submission's :submitters: list, by indentation (a nested
+    # :results: -> :tests: -> - :name: is a test, not a member); created_at only beside it.
     out, current = {}, None
     for line in open(path, encoding="utf-8", errors="replace"):
         top = re.match(r"^([A-Za-z0-9_.-]+):\s*$", line)
         if top:
             current = out.setdefault(top.group(1), {"members": [], "created_at": ""})
+            level, block, item, key_col = None, None, None, None
             continue
-        m = re.match(r"^\s*(-)?\s*:(name|sid|email|created_at):\s*(.*?)\s*$", line)
+        m = re.match(r"^( *)(- +)?:(\w+):\s*(.*?)\s*$", line.rstrip("\n"))
         if current is None or not m:
             continue
-        value = m.group(3).strip().strip("'\"")
-        if m.group(2) == "created_at":
-            current["created_at"] = current["created_at"] or value
-        else:
-            if m.group(1) or not current["members"] or m.group(2) in current["members"][-1]:
-                current["members"].append({})
-            current["members"][-1][m.group(2)] = value
+        indent, dash, key = len(m.group(1)), m.group(2), m.group(3)
+        value = m.group(4).strip().strip("'\"")
+        level = indent if level is None and not dash else level
+        if block is not None and not (indent > block or (indent == block and dash)):
+            block = None  # the :submitters: list has ended
+        if block is None:
+            if indent == level and not dash and key == "submitters":
+                block, item = indent, None
+            elif indent == level and not dash and key == "created_at":
+                current["created_at"] = current["created_at"] or value
+        elif dash and indent == (indent if item is None else item):
+            item = indent  # the list's items: at the indentation of its first
+            key_col = indent + len(dash)  # a member: its keys line up after the dash
+            current["members"].append({})
+            if key in ("name", "sid", "email"):
+                current["members"][-1][key] = value
+        elif indent == key_col and key in ("name", "sid", "email") and current["members"]:
+            current["members"][-1][key] = value
     return out
 
 

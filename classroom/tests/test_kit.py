@@ -729,6 +729,29 @@ def sandbox_and_output(tmp):
           repr(said))
     outside_kill(tmp)
     grade_needs(tmp)
+    metadata(tmp)
+
+
+def metadata(tmp):
+    """Review 2 #6: Gradescope's metadata reader takes members only from :submitters: (a nested
+    :results: -> :tests: -> - :name: is not a member), its list indented or not."""
+    import reports  # noqa: E402
+    d = os.path.join(tmp, "meta")
+    os.makedirs(d)
+    open(os.path.join(d, "submission_metadata.yml"), "w").write(
+        "---\nsubmission_1:\n  :submitters:\n  - :name: Ada\n    :sid: '901'\n"
+        "    :email: ada@x.edu\n  - :name: Bo\n    :sid: '902'\n  :created_at: 2026-12-01\n"
+        "  :results:\n    :tests:\n    - :name: build (warnings are errors)\n      :score: 5\n"
+        "    - :name: honesty\n  :history:\n  - :created_at: 2020-01-01\n"
+        "submission_2:\n  :submitters:\n    - :name: Cy\n      :email: cy@x.edu\n"
+        "  :created_at: 2026-12-02\n")
+    meta = reports.gradescope_metadata(d)
+    check("Gradescope's metadata: members only from :submitters: (not a nested test's :name:)",
+          meta == {"submission_1": {"members": [{"name": "Ada", "sid": "901", "email": "ada@x.edu"},
+                                                {"name": "Bo", "sid": "902"}],
+                                    "created_at": "2026-12-01"},
+                   "submission_2": {"members": [{"name": "Cy", "email": "cy@x.edu"}],
+                                    "created_at": "2026-12-02"}}, repr(meta))
 
 
 def grade_needs(tmp):
