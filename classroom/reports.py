@@ -102,13 +102,18 @@ def partial_text(items, gpu):
     if any(i["name"].startswith("self-test") for i in missing):
         return (f"PARTIAL: only the build and the honesty check were graded here (no GPU: "
                 f"{gpu[1]}). Correctness, the sanitizers and the speed need a GPU, so this grade "
-                f"does not tell working parts from the unchanged stubs: they are graded on a "
-                f"machine with a GPU, and your total is not final.")
+                f"does not tell working parts from wrong ones: they are graded on a machine with "
+                f"a GPU, and your total is not final.")
     if missing:
         return ("PARTIAL: " + ", ".join(short(i) for i in missing) +
                 " not graded here (see each); your total is not final.")
-    return ("PARTIAL: a case of " + ", ".join(short(i) for i in items if i["status"] == "partial")
-            + " could not run on this grading machine (below); your total is not final.")
+    cases = ", ".join(short(i) for i in items if i["status"] == "partial")
+    capped = re.search(r"GRADE_MAX_N=\d+", " ".join(i["output"] for i in items))
+    if capped:
+        return (f"PARTIAL: a case of {cases} was not run: the instructor capped the sizes "
+                f"({capped.group(0)}) for this pass (below); your total is not final.")
+    return ("PARTIAL: a case of " + cases + " could not run on this grading machine (below); "
+            "your total is not final.")
 
 
 def print_table(result):

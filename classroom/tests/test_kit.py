@@ -730,6 +730,25 @@ def sandbox_and_output(tmp):
     outside_kill(tmp)
     grade_needs(tmp)
     metadata(tmp)
+    partial_texts()
+
+
+def partial_texts():
+    """Review 2 #7: a GPU chapter graded without a GPU does not say the grade cannot tell the
+    stubs (the stub gets 0, a part the build's points); a capped case says it was capped."""
+    import reports  # noqa: E402
+
+    def it(name, status, output=""):
+        return {"name": name, "status": status, "output": output, "score": 0, "max_score": 5}
+    no_gpu = reports.partial_text([it("build", "graded"), it("self-test battery",
+                                                             "not graded here")], (False, "none"))
+    capped = reports.partial_text([it("build", "graded"), it("hidden vectors", "partial",
+                                  "not run here: the n > 2^31 case (GRADE_MAX_N=70000 limits the "
+                                  "sizes)")], (False, ""))
+    check("partial grades say what is true: without a GPU 'working parts from wrong ones'; a "
+          "case left out by GRADE_MAX_N was capped, not 'could not run on this machine'",
+          "stub" not in no_gpu and "from wrong ones" in no_gpu and "GRADE_MAX_N=70000" in capped
+          and "could not run" not in capped, no_gpu + "\n" + capped)
 
 
 def metadata(tmp):
