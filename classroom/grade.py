@@ -189,7 +189,7 @@ def grade_in(number, student, out_dir, gpu, env, work):
         for i in [i for i in (it_self, it_stress, it_place, it_hidden, it_san, it_speed) if i]:
             i["output"] = f"not run: part(s) {', '.join(stubs)} still hold the stub (not written)"
         if it_share:
-            it_share["output"] = "not checked: the part is not written (it still holds its stub)"
+            it_share["output"] = "not written: the part still holds its stub (nothing to check)"
     else:
         killed = run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_place,
                            it_hidden, it_san, it_speed, it_share, instructor, reasons)
@@ -201,6 +201,10 @@ def grade_in(number, student, out_dir, gpu, env, work):
     apply_rules(it_build, it_san, it_speed, it_share, correctness, stubs, reasons, verdict,
                 instructor, gates)
     honesty_output(it_honest, gates, reasons, p["decided"], verdict)
+    if unwritten and not reasons:
+        # one wording for the untouched stub everywhere (grades.csv, results.json, precheck)
+        gates[it_honest["name"]] = None
+        it_honest["output"] = "not written: your parts still hold their stubs (nothing to check)"
     return finish()
 
 

@@ -117,7 +117,7 @@ def main(argv):
             "no CUDA compiler (nvcc) here"))
     elif p["stubs"] and not p["similarity"] and all(
             n in p["stubs"] for n in p["own"]):
-        say("--   the honesty check: nothing written yet to check")
+        say("--   the honesty check: not written (nothing to check yet)")
     else:
         say("ok   the honesty check passed")
     for note in p["notes"]:

@@ -205,7 +205,9 @@ def class_row(e, r, meta):
         status = extra["status"][t["name"]]
         gate = extra.get("gates", {}).get(t["name"])
         if t["name"] in extra.get("gates", {}):
-            cells.append(gate or ("-" if status == "graded" else status))
+            cells.append(gate or (status if status != "graded" else "not written" if
+                                  extra.get("verdict", "").startswith("not written") else
+                                  "not checked"))
         elif status == "graded":
             cells.append(f"{t['score']:g}")
         elif status == "partial":

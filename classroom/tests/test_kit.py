@@ -440,10 +440,13 @@ def reports_and_class(tmp, course):
     if stub:
         share = next(t for t in stub["tests"] if t["name"].startswith("threads"))
         selftest = next(t for t in stub["tests"] if t["name"].startswith("self-test"))
+        honest = next(t for t in stub["tests"] if t["name"].startswith("honesty"))
         check("grade: the untouched stub is 'not written', 0, never 'threads do not share the "
-              "work' (that gate not checked), and none of its runs is made",
+              "work'; both gates undecided and 'not written' (results.json), and none of its "
+              "runs is made",
               stub["score"] == 0 and stub["extra_data"]["verdict"] == "not written: three-steps"
-              and gate_of(stub, "threads") is None and share["output"].startswith("not checked")
+              and gate_of(stub, "threads") is None and share["output"].startswith("not written")
+              and gate_of(stub, "honesty") is None and honest["output"].startswith("not written")
               and selftest["output"].startswith("not run: part(s) three-steps") and
               not any("share" in n for n in stub["extra_data"]["instructor_notes"]),
               json.dumps(stub)[:900])
@@ -512,6 +515,11 @@ def reports_and_class(tmp, course):
           "row of grades.csv; 'grading 8 submissions'", text.count("graded by hand") == 1 and
           not any("graded by hand" in r.get("notes", "") for r in rows.values()) and
           "grading 8 submissions" in text, text[-600:])
+    cells = {k: v for k, v in rows.get("submission_7", {}).items()
+             if k.startswith(("threads", "honesty"))}
+    check("grades.csv: the untouched stub's two gates read 'not written', as in results.json and "
+          "make precheck", len(cells) == 2 and set(cells.values()) == {"not written"} and
+          "not written" in open(os.path.join(kit.KIT, "precheck.py")).read(), repr(cells))
     upload = list(csv.DictReader(open(os.path.join(out, "gradescope_scores.csv"))))
     want = {"submission_1": "ok", "submission_2": "points lost", "submission_3": "threads do not",
             "submission_4": "markers broken", "submission_5": "file missing",
