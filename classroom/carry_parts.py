@@ -101,8 +101,10 @@ def main(argv):
         if not dry:
             with open(path, "w", encoding="utf-8") as f:
                 f.write("".join(l for _, lines in segments for l in lines))
-    print(f"carry_parts: {sum(len(p[2]) for p in plans)} parts {'to bring' if dry else 'brought'} "
-          f"from {args[0]} into {len(plans)} files" + (" (dry run: nothing written)" if dry else ""))
+    parts = sum(len(p[2]) for p in plans)
+    print(f"carry_parts: {parts} part{'' if parts == 1 else 's'} "
+          f"{'to bring' if dry else 'brought'} from {args[0]} into {len(plans)} "
+          f"file{'' if len(plans) == 1 else 's'}" + (" (dry run: nothing written)" if dry else ""))
     return 0
 
 

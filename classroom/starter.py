@@ -43,6 +43,17 @@ INSTRUCTOR_ONLY = {"docs/answers.md", "docs/instructor.md", "tests/plant_bugs.sh
                    "docs/experiments/11_scan_proto.cu",
                    # its sed patterns are chapter 04's carry kernel, regex-escaped
                    "docs/experiments/03_05_variants.sh"}
+# Compiled code (a listing of a kernel's machine code is a chapter's solution in another form)
+# and the kit's own grading logs (runs_*/kit_*: graded solutions), never in a student's copy.
+COMPILED = (".sass", ".ptx", ".cubin", ".fatbin", ".o", ".a", ".so")
+
+
+def instructor_only(rel):
+    """Whether the course's file `rel` stays out of every student's copy."""
+    return rel in INSTRUCTOR_ONLY or rel.endswith(COMPILED) or \
+        re.match(r"docs/experiments/runs_[^/]+/kit_", rel) is not None
+
+
 # The kit's files a students' copy holds, for `make precheck CH=N` (the honesty gate and the
 # build, as the grader runs them).
 PRECHECK = ["classroom/kit.py", "classroom/gate.py", "classroom/text_rule.py", "classroom/compiled.py",
@@ -129,6 +140,7 @@ def main():
     kept, left_out, stubbed = plan(chapters, radix)
     bodies = {name: kit.stub(name) for name in stubbed}
     hidden = left_out + kit.unready_chapter_dirs()  # and the chapters still in the works
+    all_out = sorted(set(hidden))
     # their experiments' sources (docs/experiments/NN_*.cu) carry the same earlier solutions
     hidden_numbers = {f.split("_")[0] for f in hidden}
 
@@ -139,7 +151,7 @@ def main():
     try:
         for rel in tracked_files():
             top = rel.split("/")[0]
-            if top in hidden or rel in INSTRUCTOR_ONLY:
+            if top in hidden or instructor_only(rel):
                 continue
             if (rel.startswith("docs/experiments/") and rel.endswith((".c", ".cu", ".h"))
                     and os.path.basename(rel).split("_")[0] in hidden_numbers):
@@ -167,7 +179,7 @@ def main():
             with open(os.path.join(work, rel), "w") as f:
                 f.write(PLACEHOLDER.format(title=title, anchor=anchor))
         with open(os.path.join(work, "ASSIGNMENT.md"), "w") as f:
-            f.write(assignment_page(work, chapters, radix, left_out, stubbed))
+            f.write(assignment_page(work, chapters, radix, all_out, stubbed))
         shutil.copy2(os.path.join(kit.KIT, "carry_parts.py"), os.path.join(work, "carry_parts.py"))
         readme = os.path.join(work, "README.md")
         text = open(readme).read().split("\n", 1)
@@ -179,10 +191,10 @@ def main():
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    print(f"starter: wrote {sys.argv[1]}: chapters {', '.join(kept) or 'none'}"
-          + (f", {kit.RADIX_DIR}" if radix else "")
-          + f"; {len(stubbed)} parts stubbed ({', '.join(sorted(stubbed)) or 'none'})"
-          + (f"; left out (they carry earlier solutions): {', '.join(left_out)}" if left_out else ""))
+    print(f"starter: wrote {sys.argv[1]}: {plural(len(kept), 'chapter', '')}"
+          f"{', '.join(kept) or 'none'}" + (f", {kit.RADIX_DIR}" if radix else "")
+          + f"; {plural(len(stubbed), 'part', ' ')}stubbed ({', '.join(sorted(stubbed)) or 'none'})"
+          + (f"; left out (they carry earlier solutions): {', '.join(all_out)}" if all_out else ""))
     return 0
 
 
@@ -214,6 +226,11 @@ def project():
             holder.group(1).strip() if holder else "its authors")
 
 
+def plural(count, word, sep):
+    """'1 part ', '3 parts ' (sep ' '), or 'chapter ', 'chapters ' (sep '': no number)."""
+    return (f"{count} " if sep else "") + word + ("" if count == 1 else "s") + " "
+
+
 def modified_notice(chapters, radix):
     """The notice CC BY 4.0 asks of a modified copy (LICENSE-docs): what it is from, what was
     changed, and when."""
@@ -222,7 +239,7 @@ def modified_notice(chapters, radix):
     return (f"This copy was made from \"{name}\", by {holder}, under CC BY 4.0 (the notes) "
             f"and the MIT License (the code), by `make starter` on "
             f"{datetime.date.today().isoformat()}, and modified for a class: the students' parts "
-            f"(chapters {what or 'none'}) are replaced by stubs, later chapters, the answers and "
+            f"({plural(len(chapters), 'chapter', '')}{what or 'none'}) are replaced by stubs, later chapters, the answers and "
             f"the instructor's guide are left out, and ASSIGNMENT.md is added. The licences are in "
             f"LICENSE and LICENSE-docs.\n")
 

@@ -116,6 +116,17 @@ def main():
     for rel in sorted(starter.INSTRUCTOR_ONLY - set(starter.PLACEHOLDERS)) + ["classroom/grade.py"]:
         if os.path.exists(os.path.join(top, rel)):
             leaks.append(f"{rel}: an instructor-only file is in the copy")
+    # compiled code (a SASS listing, an object) and the kit's grading logs: solutions in another
+    # form, which the source lines above cannot find
+    for base, dirs, names in os.walk(top):
+        dirs[:] = [d for d in dirs if d not in (".git", "build")]
+        for n in names:
+            rel = os.path.relpath(os.path.join(base, n), top)
+            with open(os.path.join(base, n), "rb") as f:
+                elf = f.read(4) == b"\x7fELF"
+            if elf or n.endswith((".sass", ".ptx", ".cubin", ".fatbin", ".o")) or \
+                    re.match(r"docs/experiments/runs_[^/]+/kit_", rel):
+                leaks.append(f"{rel}: compiled code or the kit's grading logs are in the copy")
     for base, dirs, names in os.walk(os.path.join(top, "classroom")):
         for n in names:
             rel = os.path.relpath(os.path.join(base, n), top)
@@ -124,7 +135,7 @@ def main():
                 leaks.append(f"{rel}: a file of the kit that the copy does not need")
     for line in leaks[:40]:
         print("LEAK " + line)
-    print(f"starter {top}: {len(stubbed)} parts stubbed, {len(lines)} solution lines "
+    print(f"starter {top}: {starter.plural(len(stubbed), 'part', ' ')}stubbed, {len(lines)} solution lines "
           f"({len(long_lines)} of {LONG}+ characters) searched in {files} files: "
           f"{len(leaks)} found")
     return 1 if leaks or not lines else 0

@@ -253,6 +253,23 @@ def starters(tmp):
           not os.path.exists(os.path.join(week1, "04_scan_then_fan")), "\n".join(links[:5]) or out)
     if status:
         return copy, week1
+    one = os.path.join(tmp, "week_one")
+    status, out = run([sys.executable, os.path.join(kit.KIT, "starter.py"), one, "1"])
+    said, found = run([sys.executable, os.path.join(HERE, "check_starter.py"), one, "1"])
+    page = open(os.path.join(one, "ASSIGNMENT.md")).read() if status == 0 else ""
+    unready = kit.unready_chapter_dirs()
+    check("review 2 #10, #11: a week-1 starter names every chapter it leaves out (the unready "
+          "ones too), says 'chapter 1' and '1 part', and holds no compiled code (SASS) nor the "
+          "kit's grading logs (check_starter finds none; it finds them when planted)",
+          status == 0 and said == 0 and all(u in out and u in page for u in unready) and
+          "(chapter 1)" in page and "1 part stubbed" in out and
+          not [n for _, _, ns in os.walk(one) for n in ns if n.endswith(".sass")], out + found[-600:])
+    shutil.copy(os.path.join(ROOT, "build", "common", "cli.o"), os.path.join(one, "x.bin"))
+    os.makedirs(os.path.join(one, "docs", "experiments", "runs_x", "kit_h200"))
+    open(os.path.join(one, "docs", "experiments", "runs_x", "kit_h200", "one.txt"), "w").write("x")
+    said = run([sys.executable, os.path.join(HERE, "check_starter.py"), one, "1"])[1]
+    check("check_starter finds an object file and a kit grading log planted in a starter",
+          "x.bin: compiled" in said and "kit_h200/one.txt" in said, said[-400:])
     notice = "by `make starter` on "
     assignment = open(os.path.join(week1, "ASSIGNMENT.md")).read()
     check("the copy says what it is from and that it is modified (README.md, ASSIGNMENT.md)",
