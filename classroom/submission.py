@@ -115,7 +115,9 @@ def read_text(path):
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
-    return text.replace("\r\n", "\n")
+    # every line end as gcc reads it ("\r\n" and a lone "\r" end a line) turned into "\n": the
+    # gate's text rule, the markers and the compiler then see the same lines
+    return re.sub(r"\r\n?", "\n", text)
 
 
 def prepare(env, cfg, folder, sources, find, work, reference_root=None, solutions=True,

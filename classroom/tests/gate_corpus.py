@@ -371,6 +371,22 @@ CORPUS.update({
         (CH07, {"tile-draw": GAMER_N}), "cub", "compiled"),
 })
 
+# The second gaming review (2026-12-03): gcc ends a line at a lone carriage return, so what follows
+# `#define X 1<CR>` or `// comment<CR>` is a directive for it (T9a, T9b, T10), and it splices a
+# backslash and a newline with a form feed between them; the text rule reads lines as gcc does.
+CORPUS.update({
+    "01 gamer2 T9a: #include after `#define CR_A 1` and a lone CR": (ch01(after(
+        '#define CR_A 1\r#include "/etc/hostname"')), "#include"),
+    "01 gamer2 T9b: #pragma GCC optimize after `#define CR_B 1` and a lone CR": (ch01(after(
+        '#define CR_B 1\r#pragma GCC optimize("O0")')), "#pragma GCC"),
+    "01 gamer2 T10: #include after a // comment and a lone CR": (ch01(after(
+        '        // a comment CRLF-damaged by an editor\r#include "/etc/hostname"')), "#include"),
+    "01 asm after a string spliced by a backslash, a form feed and a newline": (ch01(after(
+        '        static const char *s = "a\\\f\n"; (void)s; asm("nop");')), "asm"),
+    "01 the course's solution with CRLF line ends": (ch01(lambda s: s.replace("\n", "\r\n")),
+                                                     "pass"),
+})
+
 # The host compiler's stack protector (Ubuntu's gcc, the H200's nvcc host compiler, turns it on by
 # default): a function with an array or a launch's dim3 gets a call of __stack_chk_fail at its
 # closing brace, outside the part, that the stub's function does not have. The course's own files
@@ -446,7 +462,11 @@ QUICK = ("01 the course's solution", "01 printf in the part",
          "01 the course's file, stack protector (strong)",
          "01 gamer O, the text rule off, stack protector: free() now calls another symbol",
          "04 the course's file, stack protector",
-         "04 gamer L: a host scan behind __has_include", "07 gamer N: CUB behind __has_include")
+         "04 gamer L: a host scan behind __has_include", "07 gamer N: CUB behind __has_include",
+         "01 gamer2 T9a: #include after `#define CR_A 1` and a lone CR",
+         "01 gamer2 T9b: #pragma GCC optimize after `#define CR_B 1` and a lone CR",
+         "01 gamer2 T10: #include after a // comment and a lone CR",
+         "01 asm after a string spliced by a backslash, a form feed and a newline")
 
 
 def check_entry(env, name, entry, tmp):

@@ -15,7 +15,9 @@ The quick tier:
     copy says it is modified; ASSIGNMENT.md has the honesty check's rules; make precheck's
     files are there; an existing folder is refused;
  4. the honesty gate (gate_corpus.py --quick): chapter 01's honest parts and cheats, five GPU
-    (chapter 04 and 01 with the host compiler's stack protector on, as on Ubuntu);
+    (chapter 04 and 01 with the host compiler's stack protector on, as on Ubuntu); the text
+    rule ends lines where gcc does (a lone CR); a build's errors quote no file the student did
+    not write;
  5. the grader on chapter 01 (GRADE_MAX_N=70000), as make grade-class grades a Gradescope
     export of six, writing outside the course unless told: the course's file scores 60 with
     both gates passed, the n > 2^31 case "not run here" shown to the student and the grade
@@ -309,6 +311,31 @@ def excerpts():
     text = items.excerpt("\n".join(out))
     check("a failed run's excerpt shows the failure, not the note on oversubscription",
           "FAIL n=31" in text and "oversubscribed" not in text, text)
+
+
+def lines_and_diagnostics(tmp):
+    """The text rule ends lines where gcc does (a lone CR, a splice with a form feed), without
+    the submission's reader's help; a build's errors quote the student's source, not a file it
+    brought in (the second gaming review: T9a, T9b, T10)."""
+    sys.path.insert(0, kit.KIT)
+    import runs  # noqa: E402
+    import text_rule  # noqa: E402
+    bodies = ['#define CR_A 1\r#include "/etc/hostname"\n', '// a comment\r#pragma GCC optimize("O0")\n',
+              'static const char *s = "a\\\f\n"; asm("nop");\n']
+    said = [text_rule.text_refused(b) for b in bodies]
+    check("the text rule reads lines as gcc does: a directive after a lone CR, code after a "
+          "splice with a form feed", all(said) and "#include" in said[0][0][1] and
+          "#pragma GCC" in said[1][0][1] and "asm" in said[2][0][1], repr(said))
+    secret = os.path.join(tmp, "secret_k6.txt")
+    open(secret, "w").write("vm the_secret_line;\n")
+    src = os.path.join(tmp, "diag", "src", "01_cpu_serial", "cpu_serial.c")
+    os.makedirs(os.path.dirname(src))
+    open(src, "w").write(f'int a;\n#include "{secret}"\nint b = own_mistake;\n')
+    b = runs.Build(runs.course_env(), {}, "01_cpu_serial", ["cpu_serial.c"], {}, tmp)
+    b.compile(src, os.path.join(tmp, "diag.o"))
+    check("a build's errors quote the student's source, not a file it brought in",
+          "the_secret_line" not in b.log and "own_mistake;" in b.log and
+          "secret_k6.txt:1: error in a file you did not write" in b.log, b.log[-1500:])
 
 
 def hidden_stays_hidden(tmp):
@@ -734,6 +761,7 @@ def main(argv):
         print("     " + out.strip().splitlines()[-1])
         section("the gate's corpus")
         excerpts()
+        lines_and_diagnostics(tmp)
         hidden_stays_hidden(tmp)
         reports_and_class(tmp, course)
         section("the grader, a class of eight")
