@@ -76,6 +76,10 @@ CORPUS = {
         "        prefix[t + 1] = aggregate;",
         "#pragma omp critical\n        { prefix[t + 1] = aggregate; }\n"
         "        static int calls;\n#pragma omp atomic\n        calls++;")), "pass"),
+    "01 gamer2 F1: a named critical section (its lock .gomp_critical_user_NAME)": (ch01(
+        lambda s: s.replace("        prefix[t + 1] = aggregate;",
+                            "#pragma omp critical(store_aggregate)\n        prefix[t + 1] = aggregate;")),
+        "pass"),
     "01 its own slice bounds": (ch01(lambda s: s.replace(
         "        uint32_t aggregate = 0;",
         "        size_t b2, e2;\n        slice_of(n, t, threads, &b2, &e2);\n"
@@ -463,6 +467,7 @@ QUICK = ("01 the course's solution", "01 printf in the part",
          "01 gamer O, the text rule off, stack protector: free() now calls another symbol",
          "04 the course's file, stack protector",
          "04 gamer L: a host scan behind __has_include", "07 gamer N: CUB behind __has_include",
+         "01 gamer2 F1: a named critical section (its lock .gomp_critical_user_NAME)",
          "01 gamer2 T9a: #include after `#define CR_A 1` and a lone CR",
          "01 gamer2 T9b: #pragma GCC optimize after `#define CR_B 1` and a lone CR",
          "01 gamer2 T10: #include after a // comment and a lone CR",
