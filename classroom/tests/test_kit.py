@@ -672,6 +672,39 @@ def verdicts_and_seed(tmp):
           f"{seeds} {said} {printed} {[o[-200:] for o in outs]}")
 
 
+def zombies_and_ids(a):
+    """A run leaves no process of its user, zombies included (in a PID namespace of its own
+    where one can be made); an id with a zombie is not taken for a run (the second gaming
+    review: zombies of a reused uid made later runs fail at its process limit)."""
+    import sandbox  # noqa: E402
+    # a child that exits at once under one that never waits: a zombie until its parent is gone
+    status, out = a.run(["sh", "-c", "id -u > uid; setsid sh -c 'sleep 0 & exec sleep 900' "
+                         ">/dev/null 2>&1 & sleep 1; kill -SEGV $$"])
+    uid = int(open(os.path.join(a.out, "uid")).read())
+    time.sleep(0.2)
+    left = sandbox.uid_processes(uid, zombies=True)
+    check("a run leaves no process of its user, zombies included" +
+          (" (a PID namespace per run)" if a.pid_namespace else
+           " (no PID namespace here: this machine's PID 1 reaps them)") +
+          "; a program killed by a signal says so", not left and status == -11,
+          f"{status} {left} {out[-300:]}")
+    free, lock = sandbox.take_id()  # the id the grader would take next
+    lock.close()
+    pid = os.fork()
+    if pid == 0:  # a zombie of that id
+        os.setresuid(free, free, free)
+        os._exit(0)
+    time.sleep(0.2)
+    try:
+        got, lock = sandbox.take_id()
+        if lock:
+            lock.close()
+    finally:
+        os.waitpid(pid, 0)
+    check("an id with a zombie of its own is not taken for a run",
+          got is not None and got != free, f"{got} {free}")
+
+
 def sandbox_and_output(tmp):
     """G2, G10, G11, G12: a run's leftover processes are killed; one student's runs cannot
     reach another's folder; a run that prints too much is stopped, its output kept in part; a
@@ -690,6 +723,7 @@ def sandbox_and_output(tmp):
               "another student's folder", "started" in out and "reached" not in out and
               not sandbox.uid_processes(uid) and uid != 0 and time.time() - t0 < 30,
               f"{out} {sandbox.uid_processes(uid)}")
+        zombies_and_ids(a)
     else:
         check("not root here: the grader says its programs ran as its own user",
               "does not run as root" in a.note, a.note)
