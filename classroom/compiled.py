@@ -206,13 +206,15 @@ class View:
     syscalls:   lines that hold a system-call instruction
     init:       functions run before main() or at exit (.init_array, .fini_array, .ctors)
     managed:    names of __managed__ variables
+    addresses:  [(line, symbol)]: a symbol the line refers to other than by calling it (its
+                address taken or data read: `(unsigned long)&labs`, `stdout`)
     """
 
     def __init__(self):
         self.refs, self.functions, self.calls_in = [], {}, {}
         self.kernels, self.includes, self.pp = set(), [], {}
         self.syscalls, self.init, self.managed = [], set(), []
-        self.lines_of, self.moved = {}, []
+        self.lines_of, self.moved, self.addresses = {}, [], []
 
     def function_at(self, line, side):
         """The functions (host or device side) whose code comes from this line of the source."""
@@ -404,7 +406,7 @@ def read_host(view, obj, mains, stand_ins=frozenset()):
     status, out = run(["objdump", "-dlr", "--no-show-raw-insn", "-C", obj])
     if status:
         return
-    func, origin, line, first, sections = None, None, 0, {}, {}
+    func, origin, line, first, sections, called = None, None, 0, {}, {}, False
     for raw in out.splitlines():
         m = FUNC_HEAD.match(raw)
         if m:
@@ -434,8 +436,12 @@ def read_host(view, obj, mains, stand_ins=frozenset()):
             view.calls_in[func].append((symbol, "host"))
             if origin == "main":
                 view.refs.append((line, symbol, "host", func))
+                if not called:
+                    view.addresses.append((line, symbol))
             continue
         m = INSN.match(raw)
+        if m:
+            called = m.group(1).startswith(("call", "jmp"))
         if m and SYSCALL.match(" ".join(filter(None, m.groups()))) and origin == "main":
             view.syscalls.append(line)
     # a local function is referred to by its section (.text._ZL10tile_countm): its name

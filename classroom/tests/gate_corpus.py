@@ -49,7 +49,9 @@ def instead(text):
 
 REF_CALL = "        if (t == 0)\n            scan_reference(in, out, n, exclusive, 0);"
 
-# name: ((source, {part: body}), expected: "pass", "not written", or words of the refusal)
+# name: ((source, {part: body}), expected: "pass" (and no note for the instructor), "not
+# written", "note: WORDS" (passes, with a note for the instructor holding WORDS), or words of
+# the refusal)
 CORPUS = {
     # ---- chapter 01, honest ----
     "01 the course's solution": (ch01(lambda s: s), "pass"),
@@ -387,6 +389,9 @@ CORPUS.update({
         '        // a comment CRLF-damaged by an editor\r#include "/etc/hostname"')), "#include"),
     "01 asm after a string spliced by a backslash, a form feed and a newline": (ch01(after(
         '        static const char *s = "a\\\f\n"; (void)s; asm("nop");')), "asm"),
+    "01 gamer2 T1b's first step: the address of labs, not called (where a libc walk starts)": (
+        ch01(after('        if (t == n) printf("%lu\\n", (unsigned long)&labs);')),
+        "note: takes the address of labs without calling it"),
     "01 the course's solution with CRLF line ends": (ch01(lambda s: s.replace("\n", "\r\n")),
                                                      "pass"),
 })
@@ -471,7 +476,8 @@ QUICK = ("01 the course's solution", "01 printf in the part",
          "01 gamer2 T9a: #include after `#define CR_A 1` and a lone CR",
          "01 gamer2 T9b: #pragma GCC optimize after `#define CR_B 1` and a lone CR",
          "01 gamer2 T10: #include after a // comment and a lone CR",
-         "01 asm after a string spliced by a backslash, a form feed and a newline")
+         "01 asm after a string spliced by a backslash, a form feed and a newline",
+         "01 gamer2 T1b's first step: the address of labs, not called (where a libc walk starts)")
 
 
 def check_entry(env, name, entry, tmp):
@@ -498,8 +504,14 @@ def check_entry(env, name, entry, tmp):
     said = "; ".join(p["reasons"]) or ("not written: " + ", ".join(p["stubs"]) if p["stubs"] else
                                        "passed" if p["decided"] else "not decided: " +
                                        runs.tail(p["gate_log"], 3))
+    notes = "; ".join(p["instructor"])
+    if notes:
+        said += " (a note for the instructor: " + notes + ")"
     if expect == "pass":
-        ok = not p["reasons"] and not p["stubs"] and p["decided"]
+        ok = not p["reasons"] and not p["stubs"] and p["decided"] and not notes
+    elif expect.startswith("note: "):
+        # passes the gate, with a note for the instructor that holds these words
+        ok = not p["reasons"] and p["decided"] and expect[len("note: "):].lower() in notes.lower()
     elif expect == "not written":
         # every part of the file still its stub: the grader runs nothing (grade.py: unwritten)
         ok = not p["reasons"] and p["stubs"] and p["decided"] and p["own"] and \
