@@ -80,7 +80,8 @@ CORPUS = {
         "        static int calls;\n#pragma omp atomic\n        calls++;")), "pass"),
     "01 gamer2 F1: a named critical section (its lock .gomp_critical_user_NAME)": (ch01(
         lambda s: s.replace("        prefix[t + 1] = aggregate;",
-                            "#pragma omp critical(store_aggregate)\n        prefix[t + 1] = aggregate;")),
+                            "#pragma omp critical(store_aggregate)\n"
+                            "        prefix[t + 1] = aggregate;")),
         "pass"),
     "01 its own slice bounds": (ch01(lambda s: s.replace(
         "        uint32_t aggregate = 0;",

@@ -320,7 +320,8 @@ def lines_and_diagnostics(tmp):
     sys.path.insert(0, kit.KIT)
     import runs  # noqa: E402
     import text_rule  # noqa: E402
-    bodies = ['#define CR_A 1\r#include "/etc/hostname"\n', '// a comment\r#pragma GCC optimize("O0")\n',
+    bodies = ['#define CR_A 1\r#include "/etc/hostname"\n',
+              '// a comment\r#pragma GCC optimize("O0")\n',
               'static const char *s = "a\\\f\n"; asm("nop");\n']
     said = [text_rule.text_refused(b) for b in bodies]
     check("the text rule reads lines as gcc does: a directive after a lone CR, code after a "
