@@ -124,6 +124,38 @@ def run(cmd, cwd=None, timeout=COMPILE_TIMEOUT, env=None, after=None, head=OUTPU
     return (124 if note else status), out_c.text() + err_c.text() + note
 
 
+# A compiler's diagnostic: gcc's "file:line[:col]: error: ..." and "file: In function ...", nvcc's
+# front end's "file(line): error: ...". The lines after it that start with a blank quote the file.
+DIAGNOSTIC = re.compile(r"^(?:(?P<edg>[^\s(][^(]*?)\((?P<l1>\d+)\)|(?P<gcc>[^\s:][^:]*?)"
+                        r"(?::(?P<l2>\d+))?(?::\d+)?): (?P<what>.*)$")
+
+
+def shown_diagnostics(out, shown):
+    """A compiler's output as a student may see it: a diagnostic in a file that is not in
+    `shown` (paths, or folders ending in "/": the student's source, the course's headers) is
+    cut to its place and kind, without the lines that quote the file, so that no file the grader
+    can read but the student did not write is shown to them (an #include that reached the
+    compiler: the second gaming review, T9a and T10)."""
+    lines, hiding = [], False
+    for line in out.split("\n"):
+        if hiding and line[:1].isspace():
+            continue
+        hiding = False
+        m = DIAGNOSTIC.match(line)
+        if m and not line.startswith(("In file included from", "compilation terminated")):
+            path = m.group("edg") or m.group("gcc")
+            if not any(path == p or (p.endswith("/") and path.startswith(p)) for p in shown):
+                hiding = True
+                kind = re.match(r"(fatal error|error|warning|note|remark|In function|At )",
+                                m.group("what"))
+                where = path + (":" + (m.group("l1") or m.group("l2"))
+                                if m.group("l1") or m.group("l2") else "")
+                line = (f"{where}: {kind.group(1) if kind else 'a message'} in a file you did "
+                        f"not write (its text is not shown)")
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def demangle(names):
     """C++ names demangled by c++filt (C names come back as they are)."""
     names = list(names)
@@ -174,13 +206,15 @@ class View:
     syscalls:   lines that hold a system-call instruction
     init:       functions run before main() or at exit (.init_array, .fini_array, .ctors)
     managed:    names of __managed__ variables
+    addresses:  [(line, symbol)]: a symbol the line refers to other than by calling it (its
+                address taken or data read: `(unsigned long)&labs`, `stdout`)
     """
 
     def __init__(self):
         self.refs, self.functions, self.calls_in = [], {}, {}
         self.kernels, self.includes, self.pp = set(), [], {}
         self.syscalls, self.init, self.managed = [], set(), []
-        self.lines_of, self.moved = {}, []
+        self.lines_of, self.moved, self.addresses = {}, [], []
 
     def function_at(self, line, side):
         """The functions (host or device side) whose code comes from this line of the source."""
@@ -372,7 +406,7 @@ def read_host(view, obj, mains, stand_ins=frozenset()):
     status, out = run(["objdump", "-dlr", "--no-show-raw-insn", "-C", obj])
     if status:
         return
-    func, origin, line, first, sections = None, None, 0, {}, {}
+    func, origin, line, first, sections, called = None, None, 0, {}, {}, False
     for raw in out.splitlines():
         m = FUNC_HEAD.match(raw)
         if m:
@@ -402,8 +436,12 @@ def read_host(view, obj, mains, stand_ins=frozenset()):
             view.calls_in[func].append((symbol, "host"))
             if origin == "main":
                 view.refs.append((line, symbol, "host", func))
+                if not called:
+                    view.addresses.append((line, symbol))
             continue
         m = INSN.match(raw)
+        if m:
+            called = m.group(1).startswith(("call", "jmp"))
         if m and SYSCALL.match(" ".join(filter(None, m.groups()))) and origin == "main":
             view.syscalls.append(line)
     # a local function is referred to by its section (.text._ZL10tile_countm): its name

@@ -81,7 +81,8 @@ ALLOWED = [
     ("output", r"(printf|puts|putchar|fprintf|fputs|fputc|putc|fflush|vprintf|vfprintf|snprintf|"
                r"sprintf|vsnprintf|vsprintf|perror|fwrite|stdout|stderr|__printf_chk|"
                r"__fprintf_chk|__sprintf_chk|__snprintf_chk)"),
-    ("OpenMP", r"(omp_\w+|GOMP_\w+)"),
+    # (a named `#pragma omp critical(NAME)` refers to its lock, .gomp_critical_user_NAME)
+    ("OpenMP", r"(omp_\w+|GOMP_\w+|\.gomp_critical_user_\w+)"),
     ("math", r"((a?(sin|cos|tan)h?|atan2|exp(2|10|m1)?|log(2|10|1p|b)?|pow|sqrt|cbrt|hypot|fabs|"
              r"floor|ceil|round|l?lround|l?lrint|trunc|fmod|remainder|remquo|fmin|fmax|fdim|fma|"
              r"ldexp|frexp|modf|nearbyint|rint|copysign|nan|erfc?|tgamma|lgamma|scalbl?n|ilogb|"

@@ -53,6 +53,12 @@ def tail(text, n=12):
     return "\n".join(lines[-n:])
 
 
+def shown_diagnostics(out, path):
+    """The compiler's output on the student's source at `path`, as the student may see it: only
+    the text of that source and of the course's headers (common/) is quoted."""
+    return compiled.shown_diagnostics(out, [path, os.path.join(ROOT, "common") + os.sep])
+
+
 def max_n():
     v = os.environ.get("GRADE_MAX_N", "")
     return int(v) if v.isdigit() else None
@@ -390,7 +396,7 @@ class Build:
             self.env, os.path.join(self.folder, os.path.basename(path)), cuda) + \
             ["-c", path, "-o", obj]
         status, out = run(cmd)
-        self.log += " ".join(cmd) + "\n" + out
+        self.log += " ".join(cmd) + "\n" + shown_diagnostics(out, path)
         return status == 0
 
     def build(self):
@@ -452,7 +458,7 @@ class Build:
                                      sanitizer=True)
         status, out = run([self.env["CC"]] + flags + ["-c", path, "-o", obj])
         if status:
-            return None, out
+            return None, shown_diagnostics(out, path)
         out_bin = os.path.join(self.work, "run_asan")
         status, out = run([self.env["CC"]] + flags + [obj] + objs + ["-o", out_bin, "-lgomp"])
         return (out_bin if status == 0 else None), out

@@ -32,12 +32,26 @@ ID_COUNT = 2000
 # What a student's run may print: the grader keeps its start and its end, and stops a run that
 # prints more than OUTPUT_LIMIT (the item says so).
 OUTPUT_HEAD, OUTPUT_TAIL, OUTPUT_LIMIT = 256 << 10, 64 << 10, 8 << 20
-# Processes (threads count) one run's user may have at once: a fork bomb stops there.
+# Processes (threads count) one run's user may have at once: a fork bomb stops there. The count
+# is per run: a run's user is an id with no process at all when the run starts (zombies count:
+# the kernel counts them against the limit until they are reaped; take_id()).
 NPROC = 512
+# Each run in a PID namespace of its own where the grader can make one (root, util-linux's
+# unshare, a kernel and container that allow it; Sandbox.why_not() tries it): when the run's first
+# process ends, the kernel kills every process of the namespace and reaps them all, so a run
+# leaves no process and no zombie (a zombie whose parent is gone goes to the machine's PID 1,
+# which may reap it late: the second gaming review saw 255 of one uid, and later runs as that
+# uid could not start their threads). A small shell is the namespace's first process (PID 1
+# ignores signals it has no handler for, which would change how the student's program dies);
+# it reports a program killed by signal S as 128 + S, turned back into -S. Where no namespace
+# can be made the run goes without, and a uid left with zombies is not taken again (take_id()).
+PID_NAMESPACE = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--"]
+PID_ONE = ["/bin/sh", "-c", '"$@"; exit $?', "sh"]
 
 
-def uid_processes(uid):
-    """The pids of the live processes any of whose user ids is uid (a zombie does nothing)."""
+def uid_processes(uid, zombies=False):
+    """The pids of the live processes any of whose user ids is uid (zombies too if `zombies`:
+    a zombie does nothing and cannot be killed, but counts against the uid's process limit)."""
     pids = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -48,7 +62,7 @@ def uid_processes(uid):
         except OSError:
             continue
         if str(uid) in fields.get("Uid", "").split() and \
-                not fields.get("State", "").strip().startswith(("Z", "X")):
+                (zombies or not fields.get("State", "").strip().startswith(("Z", "X"))):
             pids.append(int(pid))
     return pids
 
@@ -107,7 +121,7 @@ def take_id():
                 grp.getgrgid(i)
                 used = True
             except KeyError:
-                used = bool(uid_processes(i))
+                used = bool(uid_processes(i, zombies=True))
         if not used:
             return i, f
         f.close()
@@ -138,7 +152,8 @@ class Sandbox:
     """How the student's programs run. Where the grader is root and setpriv is there: each run
     as a user of its own, in this student's group, in an output folder (out) that is that
     group's alone, while the course, the build, the grader's files and the other students'
-    folders stay out of reach; after each run every process of its user is killed. Else (not
+    folders stay out of reach; each run in a PID namespace of its own where one can be made
+    (PID_NAMESPACE), and after each run every process of its user is killed. Else (not
     root, no setpriv, no free id, the programs not reachable, or the GPU not usable by such a
     user) as the grader's own user, with `note` saying why. Either way: no input, its process
     group killed when it ends, its output capped (OUTPUT_LIMIT), GRADE_SEED not in its
@@ -148,7 +163,7 @@ class Sandbox:
     def __init__(self, work, programs, inputs, gpu):
         self.prefix, self.note, self.tampered, self.gpu = [], None, [], gpu
         self.interrupted = []  # the runs killed by a SIGKILL the grader did not send
-        self.gid, self._gid_lock = None, None
+        self.gid, self._gid_lock, self.pid_namespace = None, None, []
         self.out = os.path.join(work, "out")
         os.makedirs(self.out, exist_ok=True)
         self.env = {}
@@ -179,6 +194,8 @@ class Sandbox:
                 return str(e)
             return f"no free id from {ID_BASE} (GRADE_UID_BASE) on, locks in {where}"
         self.prefix = [setpriv]
+        if shutil.which("unshare") and run(PID_NAMESPACE + ["true"])[0] == 0:
+            self.pid_namespace = PID_NAMESPACE
         # this student's folder: their group's alone (another student's runs cannot reach it)
         os.chown(work, 0, self.gid)
         os.chmod(work, 0o750)
@@ -198,7 +215,9 @@ class Sandbox:
             return f"such a user {out.strip() or 'cannot reach them'}"
         probe = os.path.join(ROOT, "build", "tests", "cuda_probe")
         if gpu and self.run([probe])[0] != 0:
-            return "the GPU is not usable by another user here"
+            self.pid_namespace = []  # (not tried on a GPU yet: without the namespace, then)
+            if self.run([probe])[0] != 0:
+                return "the GPU is not usable by another user here"
         return None
 
     def run(self, cmd, env=None, timeout=TIMEOUT, alone=False, pass_fds=()):
@@ -213,13 +232,17 @@ class Sandbox:
             if uid is None:
                 return 125, f"the grader found no free user id from {ID_BASE} for this run"
             prefix = (["prlimit", f"--nproc={NPROC}", "--"] if shutil.which("prlimit") else []) + \
-                self.prefix + [f"--reuid={uid}", f"--regid={self.gid}", "--clear-groups", "--"]
+                self.pid_namespace + self.prefix + \
+                [f"--reuid={uid}", f"--regid={self.gid}", "--clear-groups", "--"] + \
+                (PID_ONE if self.pid_namespace else [])
         try:
             with gpu_lock(alone) if self.gpu else contextlib.nullcontext():
                 status, out = run(prefix + cmd, cwd=self.out, timeout=timeout, env=env,
                                   after=(lambda: kill_uid(uid)) if uid is not None else None,
                                   head=OUTPUT_HEAD, tail=OUTPUT_TAIL, limit=OUTPUT_LIMIT,
                                   pass_fds=pass_fds)
+            if self.pid_namespace and prefix and 128 < status < 128 + 65:
+                status = 128 - status  # PID_ONE's 128 + S: killed by signal S
             if status == -signal.SIGKILL:
                 # run() stops a program at its timeout or output limit as 124, and kills what
                 # is left only after the program ended: a SIGKILL is someone else's (another

@@ -115,7 +115,9 @@ def read_text(path):
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
-    return text.replace("\r\n", "\n")
+    # every line end as gcc reads it ("\r\n" and a lone "\r" end a line) turned into "\n": the
+    # gate's text rule, the markers and the compiler then see the same lines
+    return re.sub(r"\r\n?", "\n", text)
 
 
 def prepare(env, cfg, folder, sources, find, work, reference_root=None, solutions=True,
@@ -196,6 +198,8 @@ def prepare(env, cfg, folder, sources, find, work, reference_root=None, solution
                                           course_host, os.path.join(work, "src"), text_rule)
         out["reasons"] += reasons
         out["stubs"] += stubs
+        if view is not None and not log:
+            out["instructor"] += address_notes(view, part_lines(graded, own))
         if log:
             out["decided"], out["gate_log"] = False, log
         elif view is None and reasons:
@@ -225,6 +229,28 @@ def prepare(env, cfg, folder, sources, find, work, reference_root=None, solution
     if out["stubs"]:
         out["notes"].append(f"not written yet (the stub is still there): "
                             f"{', '.join(out['stubs'])}")
+    return out
+
+
+# Data a part may read by name (not a function whose address it takes).
+LIBRARY_DATA = re.compile(r"(stdout|stderr|stdin|errno|__stack_chk_guard|\.\w.*)")
+
+
+def address_notes(view, lines):
+    """The instructor's notes on a part that takes the address of a library function without
+    calling it (`(unsigned long)&labs`): from there a part can walk the library's memory (its
+    ELF header, its dynamic symbols) to functions the gate refuses, naming none of them (the
+    second gaming review's resolver). A note, not a failure: an honest part rarely does it."""
+    out = []
+    for name, (a, b) in sorted(lines.items()):
+        seen = sorted({s for l, s in view.addresses if a <= l <= b and
+                       (view.functions.get(s) or ("library",))[0] == "library" and
+                       not LIBRARY_DATA.fullmatch(s)})
+        if seen:
+            out.append(f"part {name} takes the address of {', '.join(seen)} without calling it: "
+                       f"a part that walks a library's memory from such an address can reach "
+                       f"functions the honesty check refuses (exit, fork, system) without naming "
+                       f"them; read the part")
     return out
 
 

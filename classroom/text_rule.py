@@ -41,7 +41,12 @@ build the grader makes of it (the check's, the build, the sanitizers'). A part r
 not built; the refusal names the line and the rule."""
 TRIGRAPHS = {"=": "#", "(": "[", ")": "]", "/": "\\", "'": "^", "<": "{", ">": "}", "!": "|",
              "-": "~"}
-SPLICE = re.compile(r"[ \t]*\n")
+# gcc (libcpp's _cpp_clean_line) ends a line at "\n", "\r\n" and a lone "\r"; a backslash
+# splices lines with blanks (space, tab, form feed, vertical tab, NUL) between it and the newline.
+# "\f" and "\v" do not end a line. lex() reads lines as gcc does, so that what follows
+# `#define X 1<CR>` or `// comment<CR>` is a directive for it too (the second gaming review).
+LINE_ENDS = re.compile(r"\r\n?")
+SPLICE = re.compile(r"[ \t\f\v\0]*\n")
 RAW_STRING = re.compile(r'(?:u8|u|U|L)?R"([^ ()\\\t\n]{0,16})\(')
 IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 NUMBER = re.compile(r"\.?\d(?:[eEpP][+-]|[\w.']|\\u[0-9a-fA-F]{4})*")
@@ -50,7 +55,9 @@ NUMBER = re.compile(r"\.?\d(?:[eEpP][+-]|[\w.']|\\u[0-9a-fA-F]{4})*")
 def lex(text):
     """The tokens of a part's text as the preprocessor reads them (trigraphs, splices, comments
     and literals done): [(kind, text, line, first on its logical line)], kind one of 'id',
-    'literal', '#', '##' or 'punct'; line is the physical line (1-based) the token starts on."""
+    'literal', '#', '##' or 'punct'; line is the physical line (1-based) the token starts on,
+    counted as gcc does (a lone "\r" ends a line)."""
+    text = LINE_ENDS.sub("\n", text)
     chars, where, line, i = [], [], 1, 0
     while i < len(text):
         c, step = text[i], 1
@@ -94,7 +101,8 @@ def lex(text):
             quote, j = s[j], j + 1
             while j < len(s) and s[j] not in (quote, "\n"):
                 j += 2 if s[j] == "\\" else 1
-            kind, end = "literal", j + 1
+            # an unterminated literal ends at its line's end, which still ends the line (gcc)
+            kind, end = "literal", j + 1 if j < len(s) and s[j] == quote else j
         elif NUMBER.match(s, i):
             kind, end = "punct", NUMBER.match(s, i).end()
         elif s.startswith(("##", "%:%:"), i):

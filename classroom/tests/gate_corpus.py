@@ -49,7 +49,9 @@ def instead(text):
 
 REF_CALL = "        if (t == 0)\n            scan_reference(in, out, n, exclusive, 0);"
 
-# name: ((source, {part: body}), expected: "pass", "not written", or words of the refusal)
+# name: ((source, {part: body}), expected: "pass" (and no note for the instructor), "not
+# written", "note: WORDS" (passes, with a note for the instructor holding WORDS), or words of
+# the refusal)
 CORPUS = {
     # ---- chapter 01, honest ----
     "01 the course's solution": (ch01(lambda s: s), "pass"),
@@ -76,6 +78,11 @@ CORPUS = {
         "        prefix[t + 1] = aggregate;",
         "#pragma omp critical\n        { prefix[t + 1] = aggregate; }\n"
         "        static int calls;\n#pragma omp atomic\n        calls++;")), "pass"),
+    "01 gamer2 F1: a named critical section (its lock .gomp_critical_user_NAME)": (ch01(
+        lambda s: s.replace("        prefix[t + 1] = aggregate;",
+                            "#pragma omp critical(store_aggregate)\n"
+                            "        prefix[t + 1] = aggregate;")),
+        "pass"),
     "01 its own slice bounds": (ch01(lambda s: s.replace(
         "        uint32_t aggregate = 0;",
         "        size_t b2, e2;\n        slice_of(n, t, threads, &b2, &e2);\n"
@@ -371,6 +378,25 @@ CORPUS.update({
         (CH07, {"tile-draw": GAMER_N}), "cub", "compiled"),
 })
 
+# The second gaming review (2026-12-03): gcc ends a line at a lone carriage return, so what follows
+# `#define X 1<CR>` or `// comment<CR>` is a directive for it (T9a, T9b, T10), and it splices a
+# backslash and a newline with a form feed between them; the text rule reads lines as gcc does.
+CORPUS.update({
+    "01 gamer2 T9a: #include after `#define CR_A 1` and a lone CR": (ch01(after(
+        '#define CR_A 1\r#include "/etc/hostname"')), "#include"),
+    "01 gamer2 T9b: #pragma GCC optimize after `#define CR_B 1` and a lone CR": (ch01(after(
+        '#define CR_B 1\r#pragma GCC optimize("O0")')), "#pragma GCC"),
+    "01 gamer2 T10: #include after a // comment and a lone CR": (ch01(after(
+        '        // a comment CRLF-damaged by an editor\r#include "/etc/hostname"')), "#include"),
+    "01 asm after a string spliced by a backslash, a form feed and a newline": (ch01(after(
+        '        static const char *s = "a\\\f\n"; (void)s; asm("nop");')), "asm"),
+    "01 gamer2 T1b's first step: the address of labs, not called (where a libc walk starts)": (
+        ch01(after('        if (t == n) printf("%lu\\n", (unsigned long)&labs);')),
+        "note: takes the address of labs without calling it"),
+    "01 the course's solution with CRLF line ends": (ch01(lambda s: s.replace("\n", "\r\n")),
+                                                     "pass"),
+})
+
 # The host compiler's stack protector (Ubuntu's gcc, the H200's nvcc host compiler, turns it on by
 # default): a function with an array or a launch's dim3 gets a call of __stack_chk_fail at its
 # closing brace, outside the part, that the stub's function does not have. The course's own files
@@ -446,7 +472,13 @@ QUICK = ("01 the course's solution", "01 printf in the part",
          "01 the course's file, stack protector (strong)",
          "01 gamer O, the text rule off, stack protector: free() now calls another symbol",
          "04 the course's file, stack protector",
-         "04 gamer L: a host scan behind __has_include", "07 gamer N: CUB behind __has_include")
+         "04 gamer L: a host scan behind __has_include", "07 gamer N: CUB behind __has_include",
+         "01 gamer2 F1: a named critical section (its lock .gomp_critical_user_NAME)",
+         "01 gamer2 T9a: #include after `#define CR_A 1` and a lone CR",
+         "01 gamer2 T9b: #pragma GCC optimize after `#define CR_B 1` and a lone CR",
+         "01 gamer2 T10: #include after a // comment and a lone CR",
+         "01 asm after a string spliced by a backslash, a form feed and a newline",
+         "01 gamer2 T1b's first step: the address of labs, not called (where a libc walk starts)")
 
 
 def check_entry(env, name, entry, tmp):
@@ -473,8 +505,14 @@ def check_entry(env, name, entry, tmp):
     said = "; ".join(p["reasons"]) or ("not written: " + ", ".join(p["stubs"]) if p["stubs"] else
                                        "passed" if p["decided"] else "not decided: " +
                                        runs.tail(p["gate_log"], 3))
+    notes = "; ".join(p["instructor"])
+    if notes:
+        said += " (a note for the instructor: " + notes + ")"
     if expect == "pass":
-        ok = not p["reasons"] and not p["stubs"] and p["decided"]
+        ok = not p["reasons"] and not p["stubs"] and p["decided"] and not notes
+    elif expect.startswith("note: "):
+        # passes the gate, with a note for the instructor that holds these words
+        ok = not p["reasons"] and p["decided"] and expect[len("note: "):].lower() in notes.lower()
     elif expect == "not written":
         # every part of the file still its stub: the grader runs nothing (grade.py: unwritten)
         ok = not p["reasons"] and p["stubs"] and p["decided"] and p["own"] and \

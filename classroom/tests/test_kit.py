@@ -15,7 +15,9 @@ The quick tier:
     copy says it is modified; ASSIGNMENT.md has the honesty check's rules; make precheck's
     files are there; an existing folder is refused;
  4. the honesty gate (gate_corpus.py --quick): chapter 01's honest parts and cheats, five GPU
-    (chapter 04 and 01 with the host compiler's stack protector on, as on Ubuntu);
+    (chapter 04 and 01 with the host compiler's stack protector on, as on Ubuntu); the text
+    rule ends lines where gcc does (a lone CR); a build's errors quote no file the student did
+    not write;
  5. the grader on chapter 01 (GRADE_MAX_N=70000), as make grade-class grades a Gradescope
     export of six, writing outside the course unless told: the course's file scores 60 with
     both gates passed, the n > 2^31 case "not run here" shown to the student and the grade
@@ -330,6 +332,32 @@ def excerpts():
     text = items.excerpt("\n".join(out))
     check("a failed run's excerpt shows the failure, not the note on oversubscription",
           "FAIL n=31" in text and "oversubscribed" not in text, text)
+
+
+def lines_and_diagnostics(tmp):
+    """The text rule ends lines where gcc does (a lone CR, a splice with a form feed), without
+    the submission's reader's help; a build's errors quote the student's source, not a file it
+    brought in (the second gaming review: T9a, T9b, T10)."""
+    sys.path.insert(0, kit.KIT)
+    import runs  # noqa: E402
+    import text_rule  # noqa: E402
+    bodies = ['#define CR_A 1\r#include "/etc/hostname"\n',
+              '// a comment\r#pragma GCC optimize("O0")\n',
+              'static const char *s = "a\\\f\n"; asm("nop");\n']
+    said = [text_rule.text_refused(b) for b in bodies]
+    check("the text rule reads lines as gcc does: a directive after a lone CR, code after a "
+          "splice with a form feed", all(said) and "#include" in said[0][0][1] and
+          "#pragma GCC" in said[1][0][1] and "asm" in said[2][0][1], repr(said))
+    secret = os.path.join(tmp, "secret_k6.txt")
+    open(secret, "w").write("vm the_secret_line;\n")
+    src = os.path.join(tmp, "diag", "src", "01_cpu_serial", "cpu_serial.c")
+    os.makedirs(os.path.dirname(src))
+    open(src, "w").write(f'int a;\n#include "{secret}"\nint b = own_mistake;\n')
+    b = runs.Build(runs.course_env(), {}, "01_cpu_serial", ["cpu_serial.c"], {}, tmp)
+    b.compile(src, os.path.join(tmp, "diag.o"))
+    check("a build's errors quote the student's source, not a file it brought in",
+          "the_secret_line" not in b.log and "own_mistake;" in b.log and
+          "secret_k6.txt:1: error in a file you did not write" in b.log, b.log[-1500:])
 
 
 def hidden_stays_hidden(tmp):
@@ -695,6 +723,39 @@ def verdicts_and_seed(tmp):
           f"{seeds} {said} {printed} {[o[-200:] for o in outs]}")
 
 
+def zombies_and_ids(a):
+    """A run leaves no process of its user, zombies included (in a PID namespace of its own
+    where one can be made); an id with a zombie is not taken for a run (the second gaming
+    review: zombies of a reused uid made later runs fail at its process limit)."""
+    import sandbox  # noqa: E402
+    # a child that exits at once under one that never waits: a zombie until its parent is gone
+    status, out = a.run(["sh", "-c", "id -u > uid; setsid sh -c 'sleep 0 & exec sleep 900' "
+                         ">/dev/null 2>&1 & sleep 1; kill -SEGV $$"])
+    uid = int(open(os.path.join(a.out, "uid")).read())
+    time.sleep(0.2)
+    left = sandbox.uid_processes(uid, zombies=True)
+    check("a run leaves no process of its user, zombies included" +
+          (" (a PID namespace per run)" if a.pid_namespace else
+           " (no PID namespace here: this machine's PID 1 reaps them)") +
+          "; a program killed by a signal says so", not left and status == -11,
+          f"{status} {left} {out[-300:]}")
+    free, lock = sandbox.take_id()  # the id the grader would take next
+    lock.close()
+    pid = os.fork()
+    if pid == 0:  # a zombie of that id
+        os.setresuid(free, free, free)
+        os._exit(0)
+    time.sleep(0.2)
+    try:
+        got, lock = sandbox.take_id()
+        if lock:
+            lock.close()
+    finally:
+        os.waitpid(pid, 0)
+    check("an id with a zombie of its own is not taken for a run",
+          got is not None and got != free, f"{got} {free}")
+
+
 def sandbox_and_output(tmp):
     """G2, G10, G11, G12: a run's leftover processes are killed; one student's runs cannot
     reach another's folder; a run that prints too much is stopped, its output kept in part; a
@@ -713,6 +774,7 @@ def sandbox_and_output(tmp):
               "another student's folder", "started" in out and "reached" not in out and
               not sandbox.uid_processes(uid) and uid != 0 and time.time() - t0 < 30,
               f"{out} {sandbox.uid_processes(uid)}")
+        zombies_and_ids(a)
     else:
         check("not root here: the grader says its programs ran as its own user",
               "does not run as root" in a.note, a.note)
@@ -896,6 +958,7 @@ def main(argv):
         print("     " + out.strip().splitlines()[-1])
         section("the gate's corpus")
         excerpts()
+        lines_and_diagnostics(tmp)
         hidden_stays_hidden(tmp)
         reports_and_class(tmp, course)
         section("the grader, a class of eight")
