@@ -26,6 +26,7 @@ tier (several minutes on 2 cores; no GPU needed).
 """
 import json
 import os
+import pwd
 import re
 import shutil
 import sys
