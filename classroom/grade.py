@@ -73,8 +73,9 @@ def reachable(path):
 def grade(number, student, out_dir, gpu, env):
     """Grade one submission into out_dir/results.json; returns the result. The grader's work
     folder is out_dir/work, or, where another user cannot reach out_dir (an OUT under /root,
-    mode 0700) and the grader is root, a folder under build/grade/work/ (or, where the course is
-    out of reach too, under the system's temporary folder); either is removed
+    mode 0700) and the grader is root, a folder under build/grade/work/ (a course out of other
+    users' reach cannot lend them its programs either: the grader says so in a note); either
+    is removed
     afterwards (it holds the course's source, the solutions, and the builds), so that out_dir
     holds only results.json."""
     work = os.path.join(out_dir, "work")
@@ -82,11 +83,7 @@ def grade(number, student, out_dir, gpu, env):
     if os.geteuid() == 0 and not reachable(out_dir):
         top = os.path.join(env["BUILD"], "grade", "work")
         os.makedirs(top, exist_ok=True)
-        if reachable(top):
-            work = tempfile.mkdtemp(prefix="work_", dir=top)
-        else:  # the course itself is out of reach too (a clone in a private folder)
-            work = tempfile.mkdtemp(prefix="scan-grade-work_")
-            os.chmod(work, 0o711)  # others may pass through, not list it
+        work = tempfile.mkdtemp(prefix="work_", dir=top)
     else:
         os.makedirs(work)
     try:
