@@ -61,6 +61,16 @@ class _Capture:
         return (bytes(self.head) + middle + bytes(self.tail)).decode(errors="replace")
 
 
+# The commands running now, in every thread of this process: stop_all() kills their groups when
+# the grader itself is stopped (sandbox.stop_on_signals()), so that no run outlives its grader.
+LIVE = set()
+
+
+def stop_all():
+    for p in list(LIVE):
+        _kill_group(p)
+
+
 def _kill_group(p):
     try:
         os.killpg(p.pid, signal.SIGKILL)
@@ -82,6 +92,14 @@ def run(cmd, cwd=None, timeout=COMPILE_TIMEOUT, env=None, after=None, head=OUTPU
                              start_new_session=True, pass_fds=tuple(pass_fds))
     except OSError as e:
         return 127, str(e)
+    LIVE.add(p)
+    try:
+        return _follow(p, timeout, after, head, tail, limit)
+    finally:
+        LIVE.discard(p)
+
+
+def _follow(p, timeout, after, head, tail, limit):
     out_c, err_c = _Capture(head, tail), _Capture(head, tail)
     streams = {p.stdout.fileno(): out_c, p.stderr.fileno(): err_c}
     open_fds, note, ended = set(streams), "", None

@@ -471,6 +471,7 @@ def default_class_out(number):
 
 
 def main(argv):
+    sandbox.stop_on_signals()  # a stopped grader takes its runs with it
     runs.grade_seed()  # read now, and out of the environment of all that the grader starts
     if argv[:1] == ["setup"] and len(argv) == 2:
         return setup(parse_number(argv[1]))

@@ -17,6 +17,7 @@ import signal
 import stat
 import tempfile
 
+from compiled import stop_all
 from runs import ROOT, TIMEOUT, gpu_lock, run, still_trusted
 
 # The ids the students' programs run as, where the grader is root: one group per student
@@ -36,17 +37,40 @@ OUTPUT_HEAD, OUTPUT_TAIL, OUTPUT_LIMIT = 256 << 10, 64 << 10, 8 << 20
 # is per run: a run's user is an id with no process at all when the run starts (zombies count:
 # the kernel counts them against the limit until they are reaped; take_id()).
 NPROC = 512
-# Each run in a PID namespace of its own where the grader can make one (root, util-linux's
-# unshare, a kernel and container that allow it; Sandbox.why_not() tries it): when the run's first
-# process ends, the kernel kills every process of the namespace and reaps them all, so a run
-# leaves no process and no zombie (a zombie whose parent is gone goes to the machine's PID 1,
-# which may reap it late: the second gaming review saw 255 of one uid, and later runs as that
-# uid could not start their threads). A small shell is the namespace's first process (PID 1
-# ignores signals it has no handler for, which would change how the student's program dies);
-# it reports a program killed by signal S as 128 + S, turned back into -S. Where no namespace
-# can be made the run goes without, and a uid left with zombies is not taken again (take_id()).
+# Each run on a machine without a GPU in a PID namespace of its own where the grader can make one
+# (root, util-linux's unshare, a kernel and container that allow it; Sandbox.why_not() tries it):
+# when the run's first process ends, the kernel kills every process of the namespace and reaps
+# them all, so a run leaves no process and no zombie (a zombie whose parent is gone goes to the
+# machine's PID 1, which may reap it late: the second gaming review saw 255 of one uid, and later
+# runs as that uid could not start their threads). A small shell is the namespace's first process
+# (PID 1 ignores signals it has no handler for, which would change how the student's program
+# dies); it reports a program killed by signal S as 128 + S, turned back into -S. Where no
+# namespace can be made the run goes without, and a uid left with zombies is not taken again
+# (take_id()). Not on a GPU: on the H200 (2026-12-03, docs/experiments/runs_2026-12-03/
+# kit_h200_run2/) every run under compute-sanitizer stalled when the runs had namespaces, four
+# at once, and none had stalled without them earlier that day (kit_h200/). A hypothesis for why:
+# compute-sanitizer's front end and its target meet through local TCP ports, and in namespaces
+# every run's processes have the same small ids, so concurrent runs may pair up wrongly.
 PID_NAMESPACE = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--"]
 PID_ONE = ["/bin/sh", "-c", '"$@"; exit $?', "sh"]
+
+
+# The users whose runs are going on now, in every thread of this process (stop_on_signals()).
+ACTIVE_UIDS = set()
+
+
+def stop_on_signals():
+    """When the grader is stopped (SIGTERM from `timeout` or a batch system, SIGINT from ^C,
+    SIGHUP), kill every run it has going, and the processes of their users, before it exits
+    with 128 + the signal: a run must not outlive its grader (on 2026-12-03 four sanitizer runs
+    of a stopped grader were still running 22 minutes later). Call it from the main thread."""
+    def stop(signum, frame):
+        stop_all()
+        for uid in list(ACTIVE_UIDS):
+            kill_uid(uid)
+        os._exit(128 + signum)
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, stop)
 
 
 def uid_processes(uid, zombies=False):
@@ -194,7 +218,7 @@ class Sandbox:
                 return str(e)
             return f"no free id from {ID_BASE} (GRADE_UID_BASE) on, locks in {where}"
         self.prefix = [setpriv]
-        if shutil.which("unshare") and run(PID_NAMESPACE + ["true"])[0] == 0:
+        if not gpu and shutil.which("unshare") and run(PID_NAMESPACE + ["true"])[0] == 0:
             self.pid_namespace = PID_NAMESPACE
         # this student's folder: their group's alone (another student's runs cannot reach it)
         os.chown(work, 0, self.gid)
@@ -215,9 +239,7 @@ class Sandbox:
             return f"such a user {out.strip() or 'cannot reach them'}"
         probe = os.path.join(ROOT, "build", "tests", "cuda_probe")
         if gpu and self.run([probe])[0] != 0:
-            self.pid_namespace = []  # (not tried on a GPU yet: without the namespace, then)
-            if self.run([probe])[0] != 0:
-                return "the GPU is not usable by another user here"
+            return "the GPU is not usable by another user here"
         return None
 
     def run(self, cmd, env=None, timeout=TIMEOUT, alone=False, pass_fds=()):
@@ -231,6 +253,7 @@ class Sandbox:
             uid, lock = take_id()
             if uid is None:
                 return 125, f"the grader found no free user id from {ID_BASE} for this run"
+            ACTIVE_UIDS.add(uid)
             prefix = (["prlimit", f"--nproc={NPROC}", "--"] if shutil.which("prlimit") else []) + \
                 self.pid_namespace + self.prefix + \
                 [f"--reuid={uid}", f"--regid={self.gid}", "--clear-groups", "--"] + \
@@ -253,6 +276,7 @@ class Sandbox:
         finally:
             if uid is not None:
                 kill_uid(uid)
+                ACTIVE_UIDS.discard(uid)
                 lock.close()
 
     def harness(self, cmd, seed, name, env=None, alone=False):

@@ -262,8 +262,13 @@ def main(argv):
         return (case,) + grade(n, path, os.path.join(out, re.sub(r"\W+", "_", name)))
 
     jobs = int(os.environ.get("GPU_BATCH_JOBS", "4"))
+    sys.path.insert(0, os.path.join(ROOT, "classroom"))
+    import sandbox  # noqa: E402
+    sandbox.stop_on_signals()  # stopped by `timeout`, it takes its runs with it
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        for (name, n, path, expect, problem), result, seconds, err in pool.map(one, todo):
+        # each case's line as soon as it is graded (a batch cut short still says what it did)
+        for done in concurrent.futures.as_completed([pool.submit(one, c) for c in todo]):
+            (name, n, path, expect, problem), result, seconds, err = done.result()
             if result is None:
                 got, ok = "the grader failed: " + (err.strip().splitlines() or ["no result"])[-1], False
             else:
