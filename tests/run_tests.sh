@@ -365,8 +365,14 @@ if [ "$gpu_only" -eq 0 ]; then
   # the classroom kit first: the longest suite (it builds and grades chapters, on the GPU where
   # there is one), so it must not start last; markers, the student's copy, the grader (not in a
   # student's copy)
-  [ "$quick" -eq 0 ] && [ -f classroom/tests/test_kit.py ] &&
-    queue_suite "classroom kit (starter, grader)" python3 classroom/tests/test_kit.py
+  # (make test-all adds the kit's slow end-to-end checks: classroom/tests/kit_full.py)
+  if [ "$quick" -eq 0 ] && [ -f classroom/tests/test_kit.py ]; then
+    if [ "$all" -eq 1 ]; then
+      queue_suite "classroom kit, with its slow checks" python3 classroom/tests/test_kit.py --all
+    else
+      queue_suite "classroom kit (starter, grader)" python3 classroom/tests/test_kit.py
+    fi
+  fi
   queue_suite "host unit tests" build/tests/test_common
   [ -f 09_operators/float_checks.c ] &&  # a students' copy may leave chapter 09 out
     queue_suite "float checks (09, host data)" build/tests/test_float_checks
