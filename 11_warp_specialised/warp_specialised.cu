@@ -155,8 +155,8 @@
    (the descriptors 128 bytes past the draw counter, as the prototype's separate allocations),
    GAP_PUBLISH_AFTER_SLOT (the reducer publishes the aggregate after its slot wait, with the slot,
    as the prototype does), GAP_FULL_GRID (the grid is BLOCKS_PER_SM blocks per SM even when there
-   are fewer tiles), GAP_STATE_IN_RING (the barriers and slots in dynamic shared memory after the ring, as
-   the prototype keeps its stage barriers, instead of a static __shared__ struct);
+   are fewer tiles), GAP_STATE_IN_RING (the barriers and slots in dynamic shared memory after the
+   ring, as the prototype keeps its stage barriers, instead of a static __shared__ struct);
    GAP_STALL_RETURNS, GAP_STALL_INLINE, GAP_WATCHDOG_TRAP_ONLY (how the watchdog's cold path is
    compiled: see stall()). */
 #ifndef CROSSOVER_ITEMS
@@ -1651,8 +1651,9 @@ typedef struct pipeline_setup {
  * It runs where the kernel was compiled for compute capability 9.0 or later (the PTX of its
  * image says; a build for older GPUs only has the empty kernel) and its ring fits one block's
  * shared memory (RING_BYTES: 64 KB with 4 stages fit the GPUs with about 100 KB per SM, one
- * block each; 8 stages do not). Only sm_90 has been measured. The dynamic shared memory above 48 KB is allowed here, once. The grid is
- * BLOCKS_PER_SM blocks per SM (fewer if fewer fit), at most MAX_PIPELINE_BLOCKS if that is set.
+ * block each; 8 stages do not). Only sm_90 has been measured. The dynamic shared memory above
+ * 48 KB is allowed here, once. The grid is BLOCKS_PER_SM blocks per SM (fewer if fewer fit, as
+ * the occupancy API says), at most MAX_PIPELINE_BLOCKS if that is set.
  */
 static pipeline_setup pipeline_here(void)
 {
@@ -1709,7 +1710,7 @@ static pipeline_setup pipeline_here(void)
  * a call; this launcher clears what it uses with one `cudaMemsetAsync` on `stream` before the
  * kernel, so calls with their own scratch may run at once on different streams, and calls that
  * share one must be ordered (one stream, or events). The grid is BLOCKS_PER_SM blocks per SM
- * (pipeline_here()), or one per tile where there are fewer tiles. Below compute capability 9.0 (pipeline_here())
+ * (pipeline_here()), or one per tile where there are fewer tiles. Below compute capability 9.0
  * chapter 08's kernel runs instead, on this scratch zeroed here: its own contract asks zeros
  * before a call, which a clear in every call keeps.
  * \param d_in       device input, n elements, 16-byte aligned
