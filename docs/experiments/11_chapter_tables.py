@@ -9,7 +9,7 @@ rounds: CSV holds lines `build,round,LINE`, LINE being what a chapter's `./run -
 (comment lines included: "# inclusive scan" or "# exclusive scan" says the mode), as
 docs/experiments/11_ablation_h200.sh writes chapter.csv and 11_chapter_h200.sh writes change.csv.
 One table row per build and variant (`build` for its warp-specialised rows, `build:variant` for
-the others): % of memcpy as median [min-max] over the rounds (each round beside a cudaMemcpy of
+the others) and mode: % of memcpy as median [min-max] over the rounds (each round beside a cudaMemcpy of
 the same bytes in the same process), the median time, and x CUB, the median of CUB's times in the
 file at that size and mode over this row's median time ('-' where CUB did not run). --versus A B
 prints A's % of memcpy minus B's, round by round.
@@ -43,7 +43,8 @@ def sweep_line(line):
 
 
 def read_rounds(path):
-    """{(label, mode, n): [(round, us, pct, check)]} from build,round,LINE lines."""
+    """{(label, mode, n): [(round, us, pct, check, spread)]} from build,round,LINE lines; spread:
+    the larger of the row's and its memcpy's (p75 - p25) / median, in %."""
     rows, mode = {}, {}
     for line in open(path):
         build, rnd, rest = (line.rstrip('\n').split(',', 2) + ['', ''])[:3]
@@ -56,7 +57,9 @@ def read_rounds(path):
             continue
         label = build if r[1] == 'warp-specialised' else f'{build}:{r[1]}'
         key = (label, mode.get((build, rnd), '?'), r[0])
-        rows.setdefault(key, []).append((rnd, r[2], r[3], r[7]))
+        spread = max([0.0] + [float(x) for x in (r[4], r[5]) if re.fullmatch(r'[\d.]+', x)])
+        check = r[7] if r[6] in ('-', '') else f'{r[7]} {r[6]}'
+        rows.setdefault(key, []).append((rnd, r[2], r[3], check, spread))
     return rows
 
 
@@ -65,38 +68,42 @@ def rounds(path, versus):
     cub = {}
     for (label, mode, n), v in rows.items():
         if label.endswith(':cub'):
-            cub.setdefault((mode, n), []).extend(us for _, us, _, _ in v)
+            cub.setdefault((mode, n), []).extend(x[1] for x in v)
     modes = sorted({k[1] for k in rows}, key=lambda m: m != 'inclusive')
     sizes = sorted({k[2] for k in rows}, key=lambda n: int(n[2:]) if n.startswith('2^') else 0)
     labels = sorted({k[0] for k in rows}, key=lambda s: (':' in s, s))
     runs = max(len(v) for v in rows.values()) if rows else 0
-    print(f'{runs} rounds; % of memcpy: median [min-max]; µs: median; x CUB: median of CUB\'s '
-          'times / median of the row\'s\n')
-    head = ' | '.join(f'{n} {m}: % of memcpy | µs | x CUB' for m in modes for n in sizes)
-    print(f'| build | {head} | check |')
-    print('|---|' + '---|---|---|' * (len(modes) * len(sizes)) + '---|')
-    for label in labels:
-        cells, checks = [], set()
-        for m in modes:
+    print(f'{runs} rounds; % of memcpy: median [min-max] of the rounds; µs: median; x CUB: median '
+          'of CUB\'s times / median of the row\'s; spread: the largest (p75 - p25) / median of the '
+          'row\'s runs or its memcpy\'s in any round, %\n')
+    head = ' | '.join(f'{n}: % of memcpy | µs | x CUB' for n in sizes)
+    print(f'| build | mode | {head} | spread | check |')
+    print('|---|---|' + '---|---|---|' * len(sizes) + '---|---|')
+    for m in modes:
+        for label in labels:
+            cells, checks, spread = [], set(), 0.0
             for n in sizes:
                 v = rows.get((label, m, n))
                 if not v:
                     cells += ['-', '-', '-']
                     continue
-                pct = [p for _, _, p, _ in v]
-                us = statistics.median(u for _, u, _, _ in v)
-                checks |= {c for _, _, _, c in v}
+                pct = [x[2] for x in v]
+                us = statistics.median(x[1] for x in v)
+                checks |= {x[3] for x in v}
+                spread = max([spread] + [x[4] for x in v])
                 c = cub.get((m, n))
                 x = f'{statistics.median(c) / us:.2f}' if c else '-'
                 cells += [f'{statistics.median(pct):.1f} [{min(pct):.1f}-{max(pct):.1f}]',
                           f'{us:.1f}', x]
-        print(f'| {label} | ' + ' | '.join(cells) + f' | {",".join(sorted(checks))} |')
+            if checks:
+                print(f'| {label} | {m} | ' + ' | '.join(cells) +
+                      f' | {spread:.1f} | {",".join(sorted(checks))} |')
     for a, b in versus:
         print(f'\n{a} minus {b}, points of memcpy, round by round:')
         for m in modes:
             for n in sizes:
-                va = {r: p for r, _, p, _ in rows.get((a, m, n), [])}
-                vb = {r: p for r, _, p, _ in rows.get((b, m, n), [])}
+                va = {x[0]: x[2] for x in rows.get((a, m, n), [])}
+                vb = {x[0]: x[2] for x in rows.get((b, m, n), [])}
                 both = sorted(set(va) & set(vb))
                 if both:
                     print(f'- {n} {m}: ' + ', '.join(f'{va[r] - vb[r]:+.1f}' for r in both))
