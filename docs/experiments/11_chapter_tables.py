@@ -152,7 +152,6 @@ def ncu(paths):
         ('duration', 'gpu__time_duration.sum'),
         ('DRAM cycles active, % of peak', 'dram__cycles_active.avg.pct_of_peak_sustained_elapsed'),
         ('DRAM bytes per second', 'dram__bytes.sum.per_second'),
-        ('memory throughput, % of peak', 'gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed'),
         ('L2 hit rate', 'lts__t_sector_hit_rate.pct'),
         ('achieved occupancy', 'sm__warps_active.avg.pct_of_peak_sustained_active'),
         ('theoretical occupancy', 'sm__maximum_warps_per_active_cycle_pct'),
