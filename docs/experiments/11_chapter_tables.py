@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Tables of docs/experiments/11_warp_specialised.md (chapter 11's runs), from committed logs.
 
-    11_chapter_tables.py rounds CSV [--versus A B]...   builds timed in rounds
-    11_chapter_tables.py sweep DIR [SIZE...]            one chapter run's sweep (default 2^28 2^30)
+    11_chapter_tables.py rounds CSV [--brief] [--versus A B]...   builds timed in rounds
+    11_chapter_tables.py sweep DIR [--brief] [SIZE...]           one run's sweep (2^28 2^30)
     11_chapter_tables.py ncu FILE...                    Nsight Compute reports (--page raw)
 
 rounds: CSV holds lines `build,round,LINE`, LINE being what a chapter's `./run --csv` printed
@@ -12,9 +12,11 @@ One table row per build and variant (`build` for its warp-specialised rows, `bui
 the others) and mode: % of memcpy as median [min-max] over the rounds (each round beside a cudaMemcpy of
 the same bytes in the same process), the median time, and x CUB, the median of CUB's times in the
 file at that size and mode over this row's median time ('-' where CUB did not run). --versus A B
-prints A's % of memcpy minus B's, round by round.
+prints A's % of memcpy minus B's, round by round. --brief (for the chapter's notes): % of memcpy
+and check only, and the largest spread in one line below the table.
 sweep: DIR/timing_inclusive.csv and DIR/timing_exclusive.csv of 11_chapter_h200.sh, one run per
-size: % of memcpy (x CUB), and the row's spread and its memcpy's, in %.
+size: % of memcpy (x CUB), and the row's spread and its memcpy's, in %; --brief: the largest
+spread in one line below the table instead.
 ncu: one column per report: the kernel and its launch, duration, DRAM and L2, occupancy and what
 limits it, and the five largest warp stall reasons (warps stalled per issued instruction).
 """
@@ -63,7 +65,7 @@ def read_rounds(path):
     return rows
 
 
-def rounds(path, versus):
+def rounds(path, versus, brief=False):
     rows = read_rounds(path)
     cub = {}
     for (label, mode, n), v in rows.items():
@@ -73,6 +75,9 @@ def rounds(path, versus):
     sizes = sorted({k[2] for k in rows}, key=lambda n: int(n[2:]) if n.startswith('2^') else 0)
     labels = sorted({k[0] for k in rows}, key=lambda s: (':' in s, s))
     runs = max(len(v) for v in rows.values()) if rows else 0
+    if brief:
+        rounds_brief(rows, modes, sizes, labels, runs)
+        return
     print(f'{runs} rounds; % of memcpy: median [min-max] of the rounds; µs: median; x CUB: median '
           'of CUB\'s times / median of the row\'s; spread: the largest (p75 - p25) / median of the '
           'row\'s runs or its memcpy\'s in any round, %\n')
@@ -109,10 +114,29 @@ def rounds(path, versus):
                     print(f'- {n} {m}: ' + ', '.join(f'{va[r] - vb[r]:+.1f}' for r in both))
 
 
-def sweep(folder, sizes):
+def rounds_brief(rows, modes, sizes, labels, runs):
+    print('| build | mode | ' + ' | '.join(f'{n}: % of memcpy' for n in sizes) + ' | check |')
+    print('|---|---|' + '---|' * len(sizes) + '---|')
+    for m in modes:
+        for label in labels:
+            cells, checks = [], set()
+            for n in sizes:
+                pct = [x[2] for x in rows.get((label, m, n), [])]
+                checks |= {x[3] for x in rows.get((label, m, n), [])}
+                cells.append(f'{statistics.median(pct):.1f} [{min(pct):.1f}-{max(pct):.1f}]'
+                             if pct else '-')
+            if checks:
+                print(f'| {label} | {m} | ' + ' | '.join(cells) + f' | {",".join(sorted(checks))} |')
+    spread = max(x[4] for v in rows.values() for x in v)
+    print(f'\nMedian [min-max] of {runs} rounds; the largest spread, (p75 - p25) / median of one '
+          f'row\'s runs or of its memcpy\'s: {spread:.1f} %.')
+
+
+def sweep(folder, sizes, brief=False):
     variants = ['warp-specialised', 'crossover', 'decoupled-lookback', 'cub']
     print('| n | mode | ' + ' | '.join(variants) + ' |')
     print('|---|---|' + '---|' * len(variants))
+    spread = 0.0
     for mode in ('inclusive', 'exclusive'):
         path = os.path.join(folder, f'timing_{mode}.csv')
         if not os.path.exists(path):
@@ -133,8 +157,13 @@ def sweep(folder, sizes):
                 x = f' ({cub[2] / r[2]:.2f}x)' if cub and v != 'cub' else ''
                 flag = '' if r[6] in ('-', '') else f' {r[6]}'
                 bad = '' if r[7] == 'ok' else f' {r[7]}'
-                cells.append(f'{r[3]:.1f}{x}; spread {r[4]}/{r[5]}{flag}{bad}')
+                cells.append(f'{r[3]:.1f}{x}{flag}{bad}' if brief else
+                             f'{r[3]:.1f}{x}; spread {r[4]}/{r[5]}{flag}{bad}')
+                spread = max([spread] + [float(v) for v in (r[4], r[5]) if re.fullmatch(r'[\d.]+', v)])
             print(f'| {n} | {mode} | ' + ' | '.join(cells) + ' |')
+    if brief:
+        print(f'\nThe largest spread, (p75 - p25) / median of one row\'s runs or of its memcpy\'s: '
+              f'{spread:.1f} %.')
 
 
 def metric(text, name):
@@ -184,6 +213,8 @@ def ncu(paths):
 
 
 def main(argv):
+    brief = '--brief' in argv
+    argv = [a for a in argv if a != '--brief']
     if len(argv) >= 2 and argv[0] == 'rounds':
         rest, versus = argv[2:], []
         while len(rest) >= 3 and rest[0] == '--versus':
@@ -191,9 +222,9 @@ def main(argv):
             rest = rest[3:]
         if rest:
             sys.exit(__doc__)
-        rounds(argv[1], versus)
+        rounds(argv[1], versus, brief)
     elif len(argv) >= 2 and argv[0] == 'sweep':
-        sweep(argv[1], argv[2:] or list(SIZES))
+        sweep(argv[1], argv[2:] or list(SIZES), brief)
     elif len(argv) >= 2 and argv[0] == 'ncu':
         ncu(argv[1:])
     else:
