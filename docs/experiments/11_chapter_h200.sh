@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Chapter 11 (issue 36, step 2): the GPU checks and timings of 11_warp_specialised/ on an H200, in
-# one device call of at most 9 minutes on a machine with 16 cores (about 5 expected). From the
+# one device call of at most 9 minutes on a machine with 16 cores (4-6 expected). From the
 # repository root (nothing needs building first):
 #     OUT=/some/folder docs/experiments/11_chapter_h200.sh
 # Every log goes under $OUT (default /tmp/11_chapter_h200); a short summary is printed last and
