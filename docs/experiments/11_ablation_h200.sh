@@ -96,7 +96,7 @@ for round in 1 2 3; do
       2>>"$OUT/stderr.txt" | sed "s/^/chapter08,$round,/" >>"$OUT/chapter.csv"
   done
   for c in $PROTO; do
-    timeout 60 "$OUT/proto" --only "$c" 2^28 2^30 2>>"$OUT/stderr.txt" | grep '^ws' |
+    timeout 60 "$OUT/proto" --only "$c" 2^28 2^30 2>>"$OUT/stderr.txt" | grep -E '^(ws|# S=)' |
       sed "s/^/$round,/" >>"$OUT/proto.csv"
   done
   for c in $CEIL; do
