@@ -7,8 +7,8 @@
  * What is new since chapter 08: not the algorithm (a tile still publishes its aggregate at once,
  * and its exclusive prefix is still the sum of the aggregates before it), but who waits for what.
  * In chapter 08 a block holds its 16 KB tile in shared memory through its whole look-back, and
- * only 13 tiles fit an SM. Here one persistent block per SM runs a pipeline of warps, each with
- * one job:
+ * only 13 tiles fit an SM. Here a few persistent blocks per SM (BLOCKS_PER_SM, 2) each run a
+ * pipeline of warps, each warp with one job:
  *  - a *producer* (one thread) draws tile ids from a counter and copies each tile into one of
  *    RING_STAGES shared-memory *stages* with one `cp.async.bulk` (the copy engine, "TMA");
  *  - a *reducer* warp sums every tile the moment it lands and publishes its aggregate, so no
@@ -110,21 +110,29 @@
 #define WATCHDOG_SPINS 256u
 
 /* ------------------------------------------------------------------------------------------ */
-/* The pipeline's constants. The knobs (#ifndef) are what docs/experiments/11_scan_proto.md   */
-/* measured best on the H200; a script builds other choices with -D (e.g. -DRING_STAGES=4).  */
+/* The pipeline's constants. The knobs (#ifndef) are the best of the ablation on the H200     */
+/* (docs/experiments/11_warp_specialised.md, "The ablation"): 2 blocks per SM, each with 4    */
+/* stages and 2 groups. A script builds other choices with -D (e.g. -DRING_STAGES=8).         */
 /* ------------------------------------------------------------------------------------------ */
 
 #ifndef RING_STAGES
-/** Stages of the ring: tiles of 16 KB that may be in shared memory at once (8: 128 KB per SM). */
-#define RING_STAGES 8
+/** Stages of each block's ring: tiles of 16 KB that may be in its shared memory at once (4: 64 KB
+    per block, 128 KB per SM with BLOCKS_PER_SM 2). */
+#define RING_STAGES 4
 #endif
 #ifndef CONSUMER_GROUPS
-/** Consumer groups of GROUP_WARPS warps: tiles that may wait for their prefix in registers. */
-#define CONSUMER_GROUPS 4
+/** Consumer groups of GROUP_WARPS warps per block: tiles that may wait for their prefix in
+    registers (2: 4 per SM with BLOCKS_PER_SM 2). */
+#define CONSUMER_GROUPS 2
 #endif
 #ifndef BLOCKS_PER_SM
-/** Persistent blocks per SM (each with its own ring). */
-#define BLOCKS_PER_SM 1
+/** Persistent blocks per SM, each with its own ring; also the second argument of the kernel's
+    `__launch_bounds__`, so that ptxas leaves registers for that many blocks. Two blocks of
+    PIPELINE_THREADS (352 with 2 groups) fit an SM of compute capability 9.0: 65536 / (2 · 352)
+    = 93 registers per thread at most (ptxas's report for sm_90 is in the notes), and 2 · (64 KB
+    of ring + the static pipeline_shared + 1 KB the driver reserves) of its 228 KB. pipeline_here()
+    asks the occupancy API how many fit, and launches no more. */
+#define BLOCKS_PER_SM 2
 #endif
 #ifndef SLOTS
 /** Slots that hand a tile's aggregate to the prefix warp and its prefix to a group. */
@@ -146,16 +154,18 @@
    (every lane of the prefix warp reads its slot: the racy first version), GAP_COUNTER_APART
    (the descriptors 128 bytes past the draw counter, as the prototype's separate allocations),
    GAP_PUBLISH_AFTER_SLOT (the reducer publishes the aggregate after its slot wait, with the slot,
-   as the prototype does), GAP_FULL_GRID (the grid is one block per SM even when there are fewer
-   tiles), GAP_STATE_IN_RING (the barriers and slots in dynamic shared memory after the ring, as
-   the prototype keeps its stage barriers, instead of a static __shared__ struct);
+   as the prototype does), GAP_FULL_GRID (the grid is BLOCKS_PER_SM blocks per SM even when there
+   are fewer tiles), GAP_STATE_IN_RING (the barriers and slots in dynamic shared memory after the
+   ring, as the prototype keeps its stage barriers, instead of a static __shared__ struct);
    GAP_STALL_RETURNS, GAP_STALL_INLINE, GAP_WATCHDOG_TRAP_ONLY (how the watchdog's cold path is
    compiled: see stall()). */
 #ifndef CROSSOVER_ITEMS
 /** The `crossover` variant runs chapter 08's kernel below this n, the pipeline from it on.
     Measured on the H200 on 2026-12-03 (docs/experiments/runs_2026-12-03/11_chapter_h200_run1,
     summary.txt): 2^26 is the smallest n from which the pipeline beat chapter 08's kernel in all
-    three rounds at every larger size (time ratios 0.98-1.00 at 2^26; 1.01-1.02 at 2^25). */
+    three rounds at every larger size (time ratios 0.98-1.00 at 2^26; 1.01-1.02 at 2^25). That
+    was the old configuration (1 block per SM, 8 stages, 4 groups); the next run of
+    docs/experiments/11_chapter_h200.sh measures it again for this one. */
 #define CROSSOVER_ITEMS ((size_t)1 << 26)
 #endif
 
@@ -1434,8 +1444,8 @@ __device__ __forceinline__ void scan_tiles(const int32_t *in, int32_t *out, size
 #endif /* compute capability 9.0 and later */
 
 /**
- * \brief The warp-specialised scan: one persistent block per SM, its warps in the roles of
- *        produce_tiles(), reduce_tiles(), find_prefixes() and scan_tiles().
+ * \brief The warp-specialised scan: BLOCKS_PER_SM persistent blocks per SM, the warps of each
+ *        in the roles of produce_tiles(), reduce_tiles(), find_prefixes() and scan_tiles().
  *
  * Warps 0 … 4 · CONSUMER_GROUPS − 1 are the consumer groups, then the producer, the reducer and
  * the prefix warp. One `__syncthreads()` (the barriers are initialised), then each role runs its
@@ -1640,9 +1650,10 @@ typedef struct pipeline_setup {
  *
  * It runs where the kernel was compiled for compute capability 9.0 or later (the PTX of its
  * image says; a build for older GPUs only has the empty kernel) and its ring fits one block's
- * shared memory (RING_BYTES: not on the GPUs with about 100 KB per SM). Only sm_90 has been
- * measured. The dynamic shared memory above 48 KB is allowed here, once. The grid is
- * BLOCKS_PER_SM blocks per SM (fewer if fewer fit), at most MAX_PIPELINE_BLOCKS if that is set.
+ * shared memory (RING_BYTES: 64 KB with 4 stages fit the GPUs with about 100 KB per SM, one
+ * block each; 8 stages do not). Only sm_90 has been measured. The dynamic shared memory above
+ * 48 KB is allowed here, once. The grid is BLOCKS_PER_SM blocks per SM (fewer if fewer fit, as
+ * the occupancy API says), at most MAX_PIPELINE_BLOCKS if that is set.
  */
 static pipeline_setup pipeline_here(void)
 {
@@ -1698,8 +1709,8 @@ static pipeline_setup pipeline_here(void)
  * The scratch contract (chapter 07's, docs/CONVENTIONS.md §9): its contents do not matter before
  * a call; this launcher clears what it uses with one `cudaMemsetAsync` on `stream` before the
  * kernel, so calls with their own scratch may run at once on different streams, and calls that
- * share one must be ordered (one stream, or events). The grid is one block per SM (BLOCKS_PER_SM),
- * or one per tile where there are fewer tiles. Below compute capability 9.0 (pipeline_here())
+ * share one must be ordered (one stream, or events). The grid is BLOCKS_PER_SM blocks per SM
+ * (pipeline_here()), or one per tile where there are fewer tiles. Below compute capability 9.0
  * chapter 08's kernel runs instead, on this scratch zeroed here: its own contract asks zeros
  * before a call, which a clear in every call keeps.
  * \param d_in       device input, n elements, 16-byte aligned
@@ -1867,10 +1878,11 @@ static const size_t DEFAULT_SIZES[] = {(size_t)1 << 10, (size_t)1 << 16, (size_t
 
 /** Lines printed above the table. */
 static const char *const NOTES[] = {
-    "warp-specialised: one persistent block per SM; producer (cp.async.bulk into a ring), reducer "
-    "(aggregate at landing), prefix warp (look-ahead), consumer groups (scan in registers)",
-    "crossover: chapter 08's kernel below the crossover n (2^26, measured on an H200), the "
-    "pipeline from there on",
+    "warp-specialised: persistent blocks (each size's line says how many); producer (cp.async.bulk "
+    "into a ring), reducer (aggregate at landing), prefix warp (look-ahead), consumer groups (scan "
+    "in registers)",
+    "crossover: chapter 08's kernel below the crossover n (2^26, measured on an H200 with 1 block "
+    "per SM, 8 stages, 4 groups), the pipeline from there on",
     "decoupled-lookback: chapter 08's kernel, carried unchanged",
     "cub: cub::DeviceScan::InclusiveSum/ExclusiveSum from the CUDA toolkit, on the same buffers",
     NULL};

@@ -2,11 +2,14 @@
 # Chapter 11 (issue 36, item 3): the ablation table, one run on the H200. Each row beside a
 # cudaMemcpy of the same bytes in the same process, at 2^28 and 2^30, inclusive, three rounds in
 # turn (medians printed), with chapter 08 in the same rounds:
-#   ring depth       the chapter with RING_STAGES 4, 8 (its own), 12. The stages must be a
-#                    multiple of the 4 consumer groups (static_assert) and fewer than SLOTS (16),
-#                    so 6 and 10 are not buildable with 4 groups; 12 stages are 192 KiB per SM.
+#   ring depth       the chapter with one block per SM, 4 groups and RING_STAGES 4, 8 (the
+#                    default until 2026-12-03), 12. The stages must be a multiple of the 4
+#                    consumer groups (static_assert) and fewer than SLOTS (16), so 6 and 10 are
+#                    not buildable with 4 groups; 12 stages are 192 KiB per SM.
 #   blocks per SM    the chapter with BLOCKS_PER_SM 2 (RING_STAGES 4, CONSUMER_GROUPS 2: two
-#                    blocks of 352 threads and 64 KiB), against its 1; and the prototype at B = 2.
+#                    blocks of 352 threads and 64 KiB; the default since the first run of this
+#                    script), against 1 with the same ring; and the prototype at B = 2.
+#                    Every build names all three knobs, so the rows do not depend on the default.
 #   prefix scheme    the chapter has one: the prefix warp's look-ahead. The look-back inside the
 #                    group is the prototype's mode `lookback` (11_scan_proto.cu --only S,G,B,0,0,1,
 #                    as docs/experiments/11_steps.sh runs it), beside its mode `landing` (the
@@ -19,8 +22,9 @@
 #   ceiling          step 1's copy-only ring (11_ceiling.cu): its best configuration of
 #                    2026-12-03 (T = 32 KiB, S = 2, B = 1, W = 4) and the chapter's geometry
 #                    (T = 16 KiB, S = 8, B = 1, W = 4).
-# Then Nsight Compute on one launch each of the chapter and chapter 08 at 2^28 (DRAM throughput
-# % of peak, achieved occupancy, L2 hit rate, the top 5 warp stall reasons).
+# Then Nsight Compute on one launch each of the builds b1_s8_g4 and b2_s4_g2 and of chapter 08 at
+# 2^28 (DRAM, achieved occupancy, L2 hit rate, the top 5 warp stall reasons: the table is
+# docs/experiments/11_chapter_tables.py's).
 # About 7-9 minutes on an H200 with 16 cores. From the repository root, after
 # `make SMS=90 -j16 common chapter-8`:
 #     OUT=/some/folder docs/experiments/11_ablation_h200.sh
@@ -42,11 +46,13 @@ for o in $OBJS 08_memcpy_speed/run; do
 done
 FLAGS="-std=c++20 -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common"
 # chapter builds: name and -D switches
-BUILDS="s8_chapter:
-s4:-DRING_STAGES=4
-s12:-DRING_STAGES=12
+# (the first run, runs_2026-12-03/11_ablation_h200_run1, named b1_s8_g4 s8_chapter, b1_s4_g4 s4
+# and b1_s12_g4 s12)
+BUILDS="b1_s8_g4:-DBLOCKS_PER_SM=1 -DRING_STAGES=8 -DCONSUMER_GROUPS=4
+b1_s4_g4:-DBLOCKS_PER_SM=1 -DRING_STAGES=4 -DCONSUMER_GROUPS=4
+b1_s12_g4:-DBLOCKS_PER_SM=1 -DRING_STAGES=12 -DCONSUMER_GROUPS=4
 b2_s4_g2:-DBLOCKS_PER_SM=2 -DRING_STAGES=4 -DCONSUMER_GROUPS=2
-b1_s4_g2:-DRING_STAGES=4 -DCONSUMER_GROUPS=2"
+b1_s4_g2:-DBLOCKS_PER_SM=1 -DRING_STAGES=4 -DCONSUMER_GROUPS=2"
 # prototype configurations (S,G,B,mode,exclusive,K; mode 0 look-back in the group, 2 landing)
 PROTO="8,4,1,2,0,1 4,4,1,0,0,1 4,2,2,2,0,1"
 # ceiling configurations (T,S,B,W,draw,store)
@@ -90,7 +96,7 @@ for round in 1 2 3; do
       2>>"$OUT/stderr.txt" | sed "s/^/chapter08,$round,/" >>"$OUT/chapter.csv"
   done
   for c in $PROTO; do
-    timeout 60 "$OUT/proto" --only "$c" 2^28 2^30 2>>"$OUT/stderr.txt" | grep '^ws' |
+    timeout 60 "$OUT/proto" --only "$c" 2^28 2^30 2>>"$OUT/stderr.txt" | grep -E '^(ws|# S=)' |
       sed "s/^/$round,/" >>"$OUT/proto.csv"
   done
   for c in $CEIL; do
@@ -110,13 +116,15 @@ elif [ $NCU_LEFT -lt 40 ]; then
 else
   say "ncu ($NCU_LEFT s at most)"
   SECTIONS="--section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis"
+  for b in b1_s8_g4 b2_s4_g2; do
+    # shellcheck disable=SC2086
+    timeout $((NCU_LEFT / 3)) ncu --clock-control none $SECTIONS --page raw -k regex:warp_specialised_kernel \
+      --launch-skip 3 --launch-count 1 "$OUT/ws_$b" -n 2^28 --reps 1 --variant warp-specialised \
+      >"$OUT/ncu_$b.txt" 2>&1
+    echo "ncu $b: exit $?" >>"$OUT/ncu_status.txt"
+  done
   # shellcheck disable=SC2086
-  timeout $((NCU_LEFT / 2)) ncu --clock-control none $SECTIONS --page raw -k regex:warp_specialised_kernel \
-    --launch-skip 3 --launch-count 1 "$OUT/ws_s8_chapter" -n 2^28 --reps 1 --variant warp-specialised \
-    >"$OUT/ncu_chapter.txt" 2>&1
-  echo "ncu chapter: exit $?" >>"$OUT/ncu_status.txt"
-  # shellcheck disable=SC2086
-  (cd 08_memcpy_speed && timeout $((NCU_LEFT / 2)) ncu --clock-control none $SECTIONS --page raw \
+  (cd 08_memcpy_speed && timeout $((NCU_LEFT / 3)) ncu --clock-control none $SECTIONS --page raw \
     -k regex:lookback_scan_kernel --launch-skip 3 --launch-count 1 ./run -n 2^28 --reps 1 \
     --variant decoupled-lookback) >"$OUT/ncu_08.txt" 2>&1
   echo "ncu chapter 08: exit $?" >>"$OUT/ncu_status.txt"
@@ -159,31 +167,16 @@ for name in sorted({k[0] for k in rows}, key=lambda s: (not s.startswith("chapte
         xs = [x[0] for x in v]; checks |= {x[2] for x in v}
         cells.append(f"{statistics.median(xs):.1f} [{min(xs):.1f}-{max(xs):.1f}] {statistics.median(x[1] for x in v):.1f}us".ljust(28))
     print(f"  {name:<46} {' '.join(cells)} {','.join(sorted(checks))}")
-print("(rounds:", max(len(v) for v in rows.values()) if rows else 0, "; chapter s8_chapter is the chapter as committed)")
-for b in ("s8_chapter", "s4", "s12", "b2_s4_g2", "b1_s4_g2"):
+print("(rounds: the chapter's rows", max((len(v) for k, v in rows.items() if k[0].startswith("chapter ")), default=0),
+      "each; the plain copy kernel runs once per ceiling configuration and round)")
+for b in ("b1_s8_g4", "b1_s4_g4", "b1_s12_g4", "b2_s4_g2", "b1_s4_g2"):
     p = os.path.join(out, f"build_{b}.log")
     if os.path.exists(p):
         m = re.search(r"warp_specialised_kernel.*?\n.*?(\d+) bytes stack frame.*?\n.*?Used (\d+) registers", open(p).read(), re.S)
         print(f"  ptxas {b}: " + (f"{m.group(2)} registers, {m.group(1)} B stack" if m else "?"))
-def metric(text, name):
-    m = re.search(r"^\s*" + re.escape(name) + r"\s+(\S+)\s+([\d.,]+)\s*$", text, re.M)
-    return m.group(2) + " " + m.group(1) if m else "?"
-for label, fname in (("chapter 11 (warp_specialised_kernel)", "ncu_chapter.txt"), ("chapter 08 (lookback_scan_kernel)", "ncu_08.txt")):
-    p = os.path.join(out, fname)
-    if not os.path.exists(p):
-        print(f"ncu {label}: not run"); continue
-    t = open(p).read()
-    print(f"ncu {label}, n = 2^28, one launch:")
-    print("  dram throughput, % of peak:", metric(t, "dram__throughput.avg.pct_of_peak_sustained_elapsed"))
-    print("  achieved occupancy, %:", metric(t, "sm__warps_active.avg.pct_of_peak_sustained_active"))
-    print("  L2 hit rate, %:", metric(t, "lts__t_sector_hit_rate.pct"))
-    stalls = []
-    for m in re.finditer(r"^\s*smsp__average_warps?_issue_stalled_(\w+?)_per_issue_active\.ratio\s+\S+\s+([\d.,]+)\s*$", t, re.M):
-        try:
-            stalls.append((float(m.group(2).replace(",", "")), m.group(1)))
-        except ValueError:
-            pass
-    stalls.sort(reverse=True)
-    print("  top warp stalls (warps per issued instruction):", ", ".join(f"{s} {v:.2f}" for v, s in stalls[:5]) or "?")
 PYEOF
+if [ -f "$OUT/ncu_status.txt" ]; then
+  echo "Nsight Compute, one launch at 2^28:"
+  python3 docs/experiments/11_chapter_tables.py ncu "$OUT/ncu_b1_s8_g4.txt" "$OUT/ncu_b2_s4_g2.txt" "$OUT/ncu_08.txt"
+fi 2>&1 | tee -a "$OUT/summary.txt"
 echo "elapsed: $(elapsed) s" | tee -a "$OUT/summary.txt"

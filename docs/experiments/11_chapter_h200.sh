@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Chapter 11 (issue 36, step 2): the GPU checks and timings of 11_warp_specialised/ on an H200, in
-# one device call of at most 9 minutes on a machine with 16 cores. From the repository root:
+# one device call of at most 9 minutes on a machine with 16 cores (4-6 expected). From the
+# repository root (nothing needs building first):
 #     OUT=/some/folder docs/experiments/11_chapter_h200.sh
 # Every log goes under $OUT (default /tmp/11_chapter_h200); a short summary is printed last and
 # kept in $OUT/summary.txt. Nothing in the repository is changed but build/ and the chapter's ./run.
+# The chapter is checked with its default knobs (since 2026-12-03: BLOCKS_PER_SM 2, RING_STAGES 4,
+# CONSUMER_GROUPS 2, the ablation's best); the old default (1, 8, 4) is timed beside it.
 #
 #  1. builds: the chapter for sm_90 (`make -f Makefile.wip SMS=90`), a test build whose persistent
-#     grid has 3 blocks (-DMAX_PIPELINE_BLOCKS=3: every ring wraps many times at small n), and
-#     ptxas's report (-Xptxas -v);
+#     grid has 3 blocks (-DMAX_PIPELINE_BLOCKS=3: every ring wraps many times at small n), the old
+#     default (-DBLOCKS_PER_SM=1 -DRING_STAGES=8 -DCONSUMER_GROUPS=4), and ptxas's report
+#     (-Xptxas -v) of the chapter and of the old default;
 #  2. side by side (correctness only, so the GPU may be shared):
 #     - `--self-test` (the whole battery, n > 2^31 included, all four variants);
 #     - the plants of tests/plant_bugs.sh named *_11 (three shards);
@@ -16,13 +20,18 @@
 #       runs (inclusive, exclusive, each also in place) at n = 3 · 4096 + 7 (4 blocks, a ragged
 #       last tile) and, with the 3-block build, at n = 300001 (about 25 tiles per block: every
 #       ring wraps); the whole battery under the tools waits for `make sanitize`;
-#  3. alone on the GPU, timings: every variant beside memcpy at 2^16 … 2^30, inclusive and
-#     exclusive (one run each); two more rounds of 2^16 … 2^26 (the crossover); the proxy
-#     fence's cost (the chapter against its no_proxy_fence_11 plant at 2^28, three rounds each);
-#     and the prototype it comes from (docs/experiments/11_scan_proto.cu, mode landing, S = 8,
-#     G = 4, K = 1) at 2^28 and 2^30, inclusive and exclusive, so that the gap is measured in one
-#     run (docs/experiments/11_gap_h200.sh looks for its cause);
-#  4. the summary.
+#  3. alone on the GPU, timings: first the change, ROUNDS (3) rounds in turn of the chapter
+#     (every variant: chapter 08's kernel and CUB in the same process) and the old default
+#     (warp-specialised only), each at 2^28 and 2^30, inclusive and exclusive, each row beside a
+#     cudaMemcpy of the same bytes in its own process ($OUT/change.csv, lines `build,round,LINE`);
+#     then every variant beside memcpy at 2^16 … 2^30, inclusive and exclusive (one run each);
+#     two more rounds of 2^16 … 2^26 (the crossover, which CROSSOVER_ITEMS took from the old
+#     default); the proxy fence's cost (the chapter against its no_proxy_fence_11 plant at 2^28,
+#     three rounds each); the prototype it comes from (docs/experiments/11_scan_proto.cu, mode
+#     landing, S = 8, G = 4, B = 1, K = 1) at 2^28 and 2^30, inclusive and exclusive; and Nsight
+#     Compute on one launch of the chapter and of the old default at 2^28 (as
+#     11_ablation_h200.sh runs it: occupancy, DRAM, L2, warp stalls);
+#  4. the summary (the tables by docs/experiments/11_chapter_tables.py).
 # Steps that would run past the budget are skipped and say so. The prototype's sanitizer runs:
 # none (docs/experiments/11_scan_proto.md, "Not yet run"); whether racecheck and synccheck model
 # the copy engine's writes and the mbarriers is what step 2 finds out.
@@ -39,6 +48,9 @@ left() { echo $((BUDGET - $(elapsed))); }
 CH=11_warp_specialised
 RUN=$CH/run
 GRID3=$OUT/ws_grid3
+OLD=$OUT/ws_old # the default until 2026-12-03: 1 block per SM, 8 stages, 4 groups
+OLD_DEFS="-DBLOCKS_PER_SM=1 -DRING_STAGES=8 -DCONSUMER_GROUPS=4"
+ROUNDS=${ROUNDS:-3}
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/compute-sanitizer/compute-sanitizer)
 
 say "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); logs in $OUT"
@@ -59,12 +71,17 @@ FLAGS="-std=c++20 -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common"
 nvcc $FLAGS -DMAX_PIPELINE_BLOCKS=3 $CH/warp_specialised.cu $OBJS -o "$GRID3" -lgomp \
   >"$OUT/build_grid3.log" 2>&1 &
 nvcc $FLAGS -Xptxas -v -c $CH/warp_specialised.cu -o "$OUT/ptxas.o" >"$OUT/ptxas.txt" 2>&1 &
+# shellcheck disable=SC2086 # $OLD_DEFS is a list of -D switches
+nvcc $FLAGS -Xptxas -v $OLD_DEFS $CH/warp_specialised.cu $OBJS -o "$OLD" -lgomp >"$OUT/build_old.log" 2>&1 &
 # the prototype the chapter comes from (as docs/experiments/11_steps.sh builds it), timed in step 3
 nvcc $FLAGS -I docs/experiments docs/experiments/11_scan_proto.cu build/common/cuda_util.o \
   build/common/report.o build/common/cli.o build/common/cub_scan.o -o "$OUT/11_scan_proto" \
   >"$OUT/proto_build.log" 2>&1 &
 wait
-say "built ./$RUN and $GRID3"
+for b in "$GRID3" "$OLD"; do
+  [ -x "$b" ] || say "BUILD FAILED: $b (see $OUT/build_*.log); its steps are skipped"
+done
+say "built ./$RUN, $GRID3 and $OLD"
 
 # ---- 2. correctness, side by side ---------------------------------------------------------------
 say "2. self-test, plants, stress, files, sanitizers (side by side)"
@@ -104,8 +121,24 @@ timed() { # FILE ARGS...: one run of the sweep, appended as CSV
   shift
   ./$RUN --csv "$@" >>"$file" 2>>"$OUT/timing_stderr.txt"
 }
+if [ -x "$OLD" ] && [ "$(left)" -gt 300 ]; then
+  say "3. timings: the change, $ROUNDS rounds of the chapter and the old default at 2^28 and 2^30"
+  for r in $(seq 1 "$ROUNDS"); do
+    for x in "" --exclusive; do
+      for size in 2^28 2^30; do
+        # shellcheck disable=SC2086 # $x is empty or one option
+        ./$RUN --csv -n $size $x 2>>"$OUT/timing_stderr.txt" | sed "s/^/default,$r,/" >>"$OUT/change.csv"
+        # shellcheck disable=SC2086
+        timeout 60 "$OLD" --csv -n $size $x --variant warp-specialised 2>>"$OUT/timing_stderr.txt" |
+          sed "s/^/old_default,$r,/" >>"$OUT/change.csv"
+      done
+    done
+  done
+else
+  say "3. the change SKIPPED: $(left) s left, or no $OLD"
+fi
 if [ "$(left)" -gt 200 ]; then
-  say "3. timings: 2^16 ... 2^30, inclusive and exclusive"
+  say "   timings: 2^16 ... 2^30, inclusive and exclusive"
   for k in $(seq 16 30); do timed "$OUT/timing_inclusive.csv" -n 2^$k; done
   for k in $(seq 16 30); do timed "$OUT/timing_exclusive.csv" -n 2^$k --exclusive; done
 else
@@ -136,6 +169,27 @@ else
   say "   prototype SKIPPED: $(left) s left, or no binary (see $OUT/proto_build.log)"
 fi
 
+# Nsight Compute: one launch at 2^28 (the fourth: after the driver's check run and warm-ups), no
+# clock control, as the timings run; the same command as 11_ablation_h200.sh's
+SECTIONS="--section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis"
+for b in new old; do
+  bin=./$RUN
+  [ $b = old ] && bin=$OLD
+  if ! command -v ncu >/dev/null; then
+    say "   ncu not found: no Nsight Compute figures"
+    break
+  elif [ "$(left)" -lt 40 ] || [ ! -x "$bin" ]; then
+    say "   ncu ($b) SKIPPED: $(left) s left, or no $bin"
+    continue
+  fi
+  say "   Nsight Compute, the $b default at 2^28"
+  # shellcheck disable=SC2086 # $SECTIONS is a list of options
+  timeout $(($(left) / 2)) ncu --clock-control none $SECTIONS --page raw -k regex:warp_specialised_kernel \
+    --launch-skip 3 --launch-count 1 "$bin" -n 2^28 --reps 1 --variant warp-specialised \
+    >"$OUT/ncu_$b.txt" 2>&1
+  echo "ncu $b: exit $?" >>"$OUT/ncu_status.txt"
+done
+
 # ---- 4. the summary -----------------------------------------------------------------------------
 python3 - "$OUT" >"$OUT/summary.txt" <<'EOF'
 import glob, os, re, statistics, sys
@@ -163,12 +217,17 @@ def key(n):
     return int(n[2:]) if n.startswith("2^") else n
 
 print("chapter 11 on the GPU:", tail(os.path.join(out, "gpu.txt")))
-ptxas = os.path.join(out, "ptxas.txt")
-if os.path.exists(ptxas):
-    lines = open(ptxas).read().splitlines()
-    for i, l in enumerate(lines):
-        if "Compiling entry function" in l and "warp_specialised_kernel" in l:
-            print("ptxas, warp_specialised_kernel:", " ".join(x.strip() for x in lines[i + 2:i + 4]))
+for name, what in (("ptxas.txt", "the chapter"), ("build_old.log", "the old default")):
+    ptxas = os.path.join(out, name)
+    if os.path.exists(ptxas):
+        lines = open(ptxas).read().splitlines()
+        for i, l in enumerate(lines):
+            if "Compiling entry function" in l and "warp_specialised_kernel" in l:
+                print(f"ptxas, warp_specialised_kernel, {what}:",
+                      " ".join(x.strip() for x in lines[i + 2:i + 4]))
+for l in open(os.path.join(out, "timing_inclusive.csv")) if os.path.exists(os.path.join(out, "timing_inclusive.csv")) else []:
+    if "n = 268435456" in l:
+        print("the chapter's grid at 2^28:", l.split(";")[1].strip())
 print()
 print("correctness")
 print("  --self-test:", tail(os.path.join(out, "self_test.txt"), 2))
@@ -246,5 +305,19 @@ if proto:
     for f in proto:
         print(f"  {'exclusive' if f[5] == '1' else 'inclusive'} n={f[6]}: {f[11]} ({f[12]}x), wrong {f[13]}")
 EOF
+TABLES=docs/experiments/11_chapter_tables.py
+if [ -s "$OUT/change.csv" ]; then
+  {
+    echo
+    echo "the change: the chapter's default (2 blocks per SM, 4 stages, 2 groups) and the old one"
+    echo "(1, 8, 4), and chapter 08's kernel and CUB in the default's processes (change.csv):"
+    python3 $TABLES rounds "$OUT/change.csv" --versus default old_default \
+      --versus default default:decoupled-lookback
+  } >>"$OUT/summary.txt" 2>&1
+fi
+if ls "$OUT"/ncu_*.txt >/dev/null 2>&1; then
+  { echo; echo "Nsight Compute, one launch at 2^28:"; python3 $TABLES ncu "$OUT/ncu_new.txt" "$OUT/ncu_old.txt"; } \
+    >>"$OUT/summary.txt" 2>&1
+fi
 echo "elapsed: $(elapsed) s" >>"$OUT/summary.txt"
 cat "$OUT/summary.txt"

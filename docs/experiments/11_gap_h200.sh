@@ -33,7 +33,10 @@ for o in $OBJS; do
   [ -f "$o" ] || { echo "11_gap_h200: $o is missing: run make SMS=90 -j16 common chapter-8 first" >&2; exit 2; }
 done
 FLAGS="-std=c++20 -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common"
-# name and -D switches of each build; "chapter" is the chapter as committed
+# name and -D switches of each build; "chapter" is the chapter as committed, with the prototype's
+# geometry (BASE: 1 block per SM, 8 stages, 4 groups, the chapter's default until 2026-12-03; the
+# default since then, 2 blocks per SM with 4 stages and 2 groups, has no prototype twin)
+BASE="-DBLOCKS_PER_SM=1 -DRING_STAGES=8 -DCONSUMER_GROUPS=4"
 BUILDS="chapter:
 trap_only:-DGAP_WATCHDOG_TRAP_ONLY
 stall_inline:-DGAP_STALL_INLINE
@@ -47,7 +50,7 @@ nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem,driver_version --format
   >"$OUT/gpu.txt" 2>&1
 while IFS=: read -r name defs; do
   # shellcheck disable=SC2086 # $defs is a list of -D switches
-  nvcc $FLAGS -Xptxas -v $defs $SRC $OBJS -o "$OUT/ws_$name" -lgomp >"$OUT/build_$name.log" 2>&1 &
+  nvcc $FLAGS -Xptxas -v $BASE $defs $SRC $OBJS -o "$OUT/ws_$name" -lgomp >"$OUT/build_$name.log" 2>&1 &
 done <<<"$BUILDS"
 nvcc $FLAGS -I docs/experiments docs/experiments/11_scan_proto.cu build/common/cuda_util.o \
   build/common/report.o build/common/cli.o build/common/cub_scan.o -o "$OUT/proto" \
