@@ -29,7 +29,10 @@ import os
 import pwd
 import re
 import shutil
+import signal
+import subprocess
 import sys
+import time
 
 import kit
 import test_kit
@@ -418,6 +421,66 @@ def harness_and_sandbox(tmp):
               sb.note is not None and "not run as root" in sb.note, str(sb.note))
 
 
+def stopped_grader(tmp):
+    """A grader stopped by SIGTERM (`timeout`, a batch system) while a student's program runs
+    takes that program with it (sandbox.stop_on_signals()): on 2026-12-03 four runs of a
+    stopped grader were still running on the H200 22 minutes later."""
+    import sandbox  # noqa: E402
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        return
+    spin = planted(tmp, "spins", [(
+        "        uint32_t aggregate = 0;\n",
+        "        volatile int spin = 1;\n        while (spin) {\n        }\n"
+        "        uint32_t aggregate = 0;\n")])
+    if not spin:
+        return
+    # as on a machine without a GPU (a PID namespace per run where it can be made), and as on
+    # one with a GPU (no namespace: the grader itself must kill what its runs left)
+    no_namespace = ("import sys; sys.path.insert(0, sys.argv[1]); import sandbox, grade; "
+                    "sandbox.PID_NAMESPACE = ['/bin/false']; sys.exit(grade.main(sys.argv[2:]))")
+    for how, cmd in (("", [os.path.join(kit.KIT, "grade.py")]),
+                     (" (runs without a PID namespace, as on a GPU)", ["-c", no_namespace, kit.KIT])):
+        env = dict(os.environ, GRADE_MAX_N="70000", GRADE_SEED="4242")
+        p = subprocess.Popen([sys.executable] + cmd + ["one", "1", spin, os.path.join(tmp, "stopped")],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # the student's programs of this grader: those run from its work folder (other graders,
+        # of other tests, may run at the same time as users of their own)
+        # (one that lives on across two looks a second apart: the spinning scan)
+        here, seen, deadline = os.path.join(tmp, "stopped", "work") + "/", [], time.time() + 600
+        before = []
+        while p.poll() is None and time.time() < deadline:
+            time.sleep(1)
+            now = runs_from(here)
+            seen = [r for r in now if r in before]
+            if seen:
+                break
+            before = now
+        p.send_signal(signal.SIGTERM)
+        status = p.wait()
+        time.sleep(2)
+        left = runs_from(here)
+        uids = sorted({uid for _, uid in seen})
+        for _, uid in seen + left:
+            sandbox.kill_uid(uid)
+        check("a grader stopped by SIGTERM while a student's program spins exits 143 and leaves "
+              "none of its runs' processes" + how, uids and status == 128 + signal.SIGTERM and
+              not left, f"runs seen {seen} (pid, uid), exit {status}, left {left}")
+
+
+def runs_from(folder):
+    """(pid, uid) of the live processes whose command line names a file in folder."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read().decode(errors="replace")
+            uid = os.stat(f"/proc/{pid}").st_uid
+        except OSError:
+            continue
+        if folder in cmd and uid != 0:  # (the grader, root, names the folder too)
+            found.append((int(pid), uid))
+    return found
+
+
 def main(tmp, copy, week1):
     """The slow checks; returns the names of those that failed (also printed)."""
     before = len(test_kit.failures)
@@ -433,4 +496,5 @@ def main(tmp, copy, week1):
     later_weeks(tmp, week1)
     gradescope_run(tmp)
     harness_and_sandbox(tmp)
+    stopped_grader(tmp)
     return test_kit.failures[before:]
