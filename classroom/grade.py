@@ -274,6 +274,12 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
             it_stress["score"] = it_stress["max_score"] if ok else 0
         if f_place:
             f_place.result()
+            if it_place["score"] < it_place["max_score"] and it_self["score"]:
+                # the self-test's last line is the program's own word; the in-place battery's
+                # outputs are checked by the judge (classroom/grader/verdict.h)
+                it_self["score"] = 0
+                it_self["output"] += ("\n(scored 0: the in-place battery, whose every output the "
+                                      "grader's judge checks, did not pass)")
         collect_hidden()
         collect_san()
     if share is not None:
