@@ -211,6 +211,12 @@ def battery_args():
     return ["-n", str(min(max_n() or BATTERY_MAX, BATTERY_MAX))]
 
 
+def judge_env(cfg, env=None):
+    """A harness run's environment with what its judge needs from the grader, not from the
+    student's program: the chapter's segment length (classroom/grader/verdict.h)."""
+    return dict(env or os.environ, GRADE_SEGMENT=str(cfg.get("segment", 0)))
+
+
 SHARE_VERDICTS = ("ONE THREAD:", "threads shared the work", "work sharing not checked")
 
 
@@ -229,7 +235,7 @@ def in_place(cfg, it, h, envs, sb, seed, work_sharing):
     cmd = [h] + (["--self-test"] if cfg.get("cpu") else ["--in-place"]) + battery_args()
     lines, failure, shares = [], None, []
     for label, e in envs:
-        status, out, said = sb.harness(cmd, seed, "in-place/" + label, env=e)
+        status, out, said = sb.harness(cmd, seed, "in-place/" + label, env=judge_env(cfg, e))
         final = [v for v in said if v.startswith("in place ")]
         share = [v for v in said if v.startswith(SHARE_VERDICTS)]
         shares.append(share)
@@ -332,7 +338,7 @@ def big_run(b, cfg, made, sb):
         variants = cfg.get("big_variants") or cfg.get("file_variant")
         status, out, said = sb.harness([h, "--big", str(n)] +
                                        (["--variant", variants] if variants else []),
-                                       made.runs.seed, "big")
+                                       made.runs.seed, "big", env=judge_env(cfg))
     said = [v[len("big: "):] for v in said if v.startswith("big: ")]
     if status == 0 and said and all(l.startswith("not run here") for l in said):
         return None, said[:1]
@@ -469,7 +475,7 @@ def speed(b, cfg, it, made, sb, seed, seed_set):
         if h is None:
             it["output"] = "the speed harness did not build:\n" + tail(b.log, 20)
             return
-        measure = lambda n, rounds, reps, warmup: harness_speed(h, cfg["speed"], n, rounds,
+        measure = lambda n, rounds, reps, warmup: harness_speed(h, cfg, n, rounds,
                                                                  reps, warmup, sb, seed)
     lines = []
     for attempt in range(1, tries + 1):
@@ -501,14 +507,15 @@ def speed(b, cfg, it, made, sb, seed, seed_set):
                      f"on a quieter GPU")
 
 
-def harness_speed(h, variant, n, rounds, reps, warmup, sb, seed):
+def harness_speed(h, cfg, n, rounds, reps, warmup, sb, seed):
     """One measurement: (the harness's verdict as numbers, or None; the output). The verdict is
     the one `speed:` line with the run's token (sandbox.Sandbox.harness()), every number finite."""
     if not sb.intact(h):
         return None, "the grader's speed harness changed while your code ran"
-    status, out, said = sb.harness([h, "--speed", variant, "-n", str(n), "--rounds", str(rounds),
-                                    "--reps", str(reps), "--warmup", str(warmup)], seed,
-                                   f"speed/{n}/{rounds}/{reps}/{warmup}", alone=True)
+    status, out, said = sb.harness([h, "--speed", cfg["speed"], "-n", str(n), "--rounds",
+                                    str(rounds), "--reps", str(reps), "--warmup", str(warmup)],
+                                   seed, f"speed/{n}/{rounds}/{reps}/{warmup}",
+                                   env=judge_env(cfg), alone=True)
     lines = [v[len("speed: "):] for v in said if v.startswith("speed: ")]
     if len(lines) != 1:
         return None, out + (f"\n(the harness's speed verdict came {len(lines)} times)" if lines

@@ -157,29 +157,38 @@ typedef struct judge_result {
     int judged; /**< 0: no judge answered (the case counts as failed) */
 } judge_result;
 
-/** Show the judge one case: its output out[0..n) (copied into the box a chunk at a time),
-    made from `pattern` (or JUDGE_VECTOR) by the run's seed; `status`: what the scan returned. */
-static judge_result judge_case_out(const char *label, int variant, int pattern, int exclusive,
-                                   const int32_t *out, size_t n, int status)
+/** Begin showing the judge one case of n elements, made from `pattern` (or JUDGE_VECTOR) by the
+    run's seed; 0, or -1 when the judge is gone. */
+static int judge_out_begin(const char *label, int variant, int pattern, int exclusive, size_t n)
 {
-    judge_result r = {0, 0, 0, 0, 0};
     if (!g_box)
-        return r;
+        return -1;
     g_box->pattern = pattern;
     g_box->exclusive = exclusive;
     g_box->variant = variant;
     g_box->n = n;
     snprintf(g_box->text, sizeof g_box->text, "%s", label);
-    if (judge_call(JUDGE_BEGIN))
-        return r;
-    for (size_t first = 0; first < n; first += JUDGE_CHUNK) {
-        const size_t k = n - first < JUDGE_CHUNK ? n - first : JUDGE_CHUNK;
-        memcpy(g_box->data, out + first, k * sizeof(int32_t));
-        g_box->first = first;
-        g_box->count = k;
+    return judge_call(JUDGE_BEGIN);
+}
+
+/** Show the judge the case's elements first .. first + k (any k; in order). */
+static int judge_out_data(size_t first, size_t k, const int32_t *data)
+{
+    for (size_t done = 0; done < k; done += JUDGE_CHUNK) {
+        const size_t m = k - done < JUDGE_CHUNK ? k - done : JUDGE_CHUNK;
+        memcpy(g_box->data, data + done, m * sizeof(int32_t));
+        g_box->first = first + done;
+        g_box->count = m;
         if (judge_call(JUDGE_DATA))
-            return r;
+            return -1;
     }
+    return 0;
+}
+
+/** End the case (`status`: what the scan returned): what the judge found. */
+static judge_result judge_out_end(int status)
+{
+    judge_result r = {0, 0, 0, 0, 0};
     g_box->status = status;
     if (judge_call(JUDGE_END))
         return r;
@@ -189,6 +198,16 @@ static judge_result judge_case_out(const char *label, int variant, int pattern, 
     r.got = g_box->got;
     r.judged = 1;
     return r;
+}
+
+/** Show the judge one whole case: its output out[0..n). */
+static judge_result judge_case_out(const char *label, int variant, int pattern, int exclusive,
+                                   const int32_t *out, size_t n, int status)
+{
+    const judge_result none = {0, 0, 0, 0, 0};
+    if (judge_out_begin(label, variant, pattern, exclusive, n) || judge_out_data(0, n, out))
+        return none;
+    return judge_out_end(status);
 }
 
 /** Tell the judge something it may weigh (a witness's finding, a plan, a GPU timing). */
