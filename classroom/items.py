@@ -9,8 +9,12 @@ The rules, in one place:
     in it produced a wrong output (on any thread count, any size, any variant): no credit from
     the runs that could not reach the bug, or that a race let pass;
   - chapter 01, threads share the work (a gate on correctness): a threaded variant in which one
-    thread wrote first to 90 % or more of the output (harness_cpu.c) scores 0 in the self-test,
-    in place and hidden vectors (45 of 60 points), and is flagged for the instructor;
+    thread wrote first or last to 90 % or more of the output, or that the harness's judge timed
+    no faster than its serial scan where the course's own scan ran 2x faster (harness_cpu.c),
+    scores 0 in the self-test, in place and hidden vectors (45 of 60 points), and is flagged for
+    the instructor;
+  - the self-test scores only when the in-place battery, whose outputs the harness's judge
+    checks (classroom/grader/verdict.h), passed: the self-test's last line is the program's word;
   - sanitizers 10: each tool scores only when it found nothing and its run's outputs were
     right, and the item only when the correctness items shown before the due date (self-test,
     stress, in place) are full: never from the hidden vectors, which the student sees later;

@@ -1,38 +1,38 @@
 /**
  * \file harness_cpu.c
  * \brief The grader's runs of chapter 01, the CPU chapter, through the chapter's own scan: the
- *        in-place battery, the check that the threads share the work, and the n > 2^31 case.
+ *        in-place battery, the check that the threads share the work, and the n > 2^31 case,
+ *        every output judged by a process that never runs the student's code (verdict.h).
  *
  * The chapter's self-test scans into a separate output, so it cannot see a scan that reads an
  * element after writing it. The grader links the student's chapter 01 with this file and with a
  * copy of common/selftest.o whose self_test_run() is renamed course_self_test_run(); the
  * chapter's main() then calls the self_test_run() below with its own scan. Run as
- * `harness --self-test [-n N]`:
+ * `harness --self-test [-n N]`. Two processes (verdict.h): the child runs main(), the student's
+ * scan and the witnesses below, and shows each output to the judge; the judge checks it, times
+ * the threaded variant, and prints the verdicts (judge_verdicts(), at the end of this file).
  *
  * - the in-place battery: the battery's sizes (up to N when given, like the self-test), every
- *   pattern, inclusive and exclusive, every variant, in place, every element compared with the
- *   CPU reference; the seed is this run's, from the grader (verdict.h);
- * - the work-sharing check, on every call of the "threads" variant (on T > 1 threads) of at
- *   least 16 pages per thread: the battery's large sizes, and a size of its own (1024 pages per
- *   thread and a few more from the run's seed, so that a part cannot tell it apart; not capped by
- *   -n, and never printed: its verdict says "the check's own size" and shares in percent), in
- *   place and out of place. Two witnesses: the output's pages are made read-only, and the first write to
- *   each page (a fault, caught here) records which OpenMP thread made it, then lets it through;
- *   and each thread's CPU time during the call is read from its clock (the grader sets
- *   OMP_WAIT_POLICY=passive, so a thread that waits sleeps). A variant whose threads share the
- *   scan has each thread write first to its own slice's pages and spend about its share of the
- *   time (its CPU time read on a call of its own, without the pages' faults); if one thread
- *   wrote first to 90 % of the pages, or spent 75 % of the threads' time, the verdict
- *   `ONE THREAD: ...` says so (the grader's work-sharing item: docs/instructor.md); the CPU
- *   time is not judged when the threads spent less in all than half a serial scan of the same n
- *   (a stub's noise). It
- *   does not depend on how the part is written (scan_serial() or a loop of its own), and the
- *   outputs are checked like the battery's;
+ *   pattern, inclusive and exclusive, every variant, in place, every element compared by the
+ *   judge with its own reference; the seed is this run's, from the grader through the judge;
+ * - the work sharing, on every call of the "threads" variant (on T > 1 threads) of at least 16
+ *   pages per thread: the battery's large sizes, and a size of its own (1024 pages per thread and
+ *   a few more from the run's seed, so that a part cannot tell it apart; not capped by -n), in
+ *   place and out of place. Two witnesses in the child: the output's pages are made read-only,
+ *   and the first write to each page (a fault, caught here) records which OpenMP thread made
+ *   it, then lets it through (every 100 us the pages are made read-only again: the last writer
+ *   too); and each thread's CPU time during a call of its own (the grader sets
+ *   OMP_WAIT_POLICY=passive, so a thread that waits sleeps). If one thread wrote first (or last)
+ *   to 90 % of the pages, or spent 75 % of the threads' CPU time, the child tells the judge
+ *   `ONE THREAD: ...`, which the judge believes (a claim against the part); a "shared" from the
+ *   child it does not believe alone. Then the judge times the threaded variant itself against
+ *   its own serial scan and the course's two-pass scan (judge_serve(), timing_finding()) and
+ *   says `ONE THREAD: ...` where the machine could tell and the part gained nothing;
  * - with GRADE_BIG=N in the environment, instead: the n > 2^31 case, the "threads" variant,
  *   inclusive, in place on one array of N elements (4N bytes: the grader's only host memory of
- *   that size), the input from vector_gen.h with the run's seed, the output checked as a stream
- *   against the vector made again. It prints `big: ...` and exits 0 when right; `big: not run
- *   here: ...` (exit 0) when the memory is not there.
+ *   that size), the input from vector_gen.h with the run's seed, the output shown to the judge as
+ *   a stream and checked against the vector made again. The judge says `big: ... right` (exit 0)
+ *   or WRONG; `big: not run here: ...` (exit 0) when it finds the memory is not there.
  * Exit 0 when every case passed, 1 otherwise (docs/CONVENTIONS.md §4).
  */
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
@@ -491,10 +491,11 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/** The work-sharing timing (docs/instructor.md): ROUNDS rounds of the judge's serial scan, the
-    yardstick on T threads and the part's threaded variant on T threads, each on a fresh input
-    the judge writes just before the run. Speed-ups are against the judge's own serial scan (a
-    part's own one-thread time would be the part's to slow down). */
+/** The work-sharing timing (docs/instructor.md): TIMING_ROUNDS rounds of the judge's serial
+    scan, the yardstick on T threads and the part's threaded variant on T threads, each on a fresh
+    input the judge writes just before the run. Each is taken at its fastest round (a busy
+    machine only adds time), and its speed-up is against the judge's own serial scan (a part's
+    own one-thread time would be the part's to slow down). */
 #define TIMING_ROUNDS 7
 /** The yardstick must gain this much over the serial scan on T threads, or the machine (its
     cores, its load) cannot tell a shared scan from a serial one: not judged. */
@@ -572,9 +573,9 @@ static int timing_finding(char *why, size_t len)
     qsort(g_time.serial, TIMING_ROUNDS, sizeof(double), cmp_double);
     qsort(g_time.yard, TIMING_ROUNDS, sizeof(double), cmp_double);
     qsort(g_time.part, TIMING_ROUNDS, sizeof(double), cmp_double);
-    const double serial = g_time.serial[TIMING_ROUNDS / 2];
-    const double yard = serial / g_time.yard[TIMING_ROUNDS / 2];
-    const double part = serial / g_time.part[TIMING_ROUNDS / 2];
+    const double serial = g_time.serial[0];
+    const double yard = serial / g_time.yard[0];
+    const double part = serial / g_time.part[0];
     if (getenv("GRADE_SHARE_DEBUG"))
         fprintf(stderr, "share: T=%d serial %.2f ms, yardstick x%.2f, part x%.2f\n", T,
                 1e3 * serial, yard, part);
