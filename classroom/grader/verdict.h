@@ -52,8 +52,19 @@
     run the judge times, harness_cpu.c). */
 #define JUDGE_CHUNK ((size_t)1 << 22)
 
-enum { JUDGE_BEGIN = 1, JUDGE_DATA, JUDGE_END, JUDGE_WHOLE, JUDGE_CLAIM, JUDGE_SERVE, JUDGE_TIMED,
+enum { JUDGE_BEGIN = 1, JUDGE_DATA, JUDGE_END, JUDGE_BATCH, JUDGE_CLAIM, JUDGE_SERVE, JUDGE_TIMED,
        JUDGE_DONE };
+
+/** Small cases the child hands over at once (JUDGE_BATCH): each answer waits for a switch between
+    the two processes, which a busy machine makes slow. */
+#define JUDGE_BATCH_MAX 256
+
+/** One case of a batch: its output at data + offset. */
+typedef struct judge_head {
+    size_t n, offset;
+    int pattern, exclusive, variant, status;
+    char label[160];
+} judge_head;
 
 /** The pattern of a case whose input is vector_gen.h's vector for (the run's seed, n). */
 #define JUDGE_VECTOR (-1)
@@ -75,6 +86,8 @@ typedef struct judge_box {
     size_t wrong;      /**< answer to END: elements wrong */
     size_t first_wrong; /**< answer to END: the first wrong index */
     int32_t want, got; /**< answer to END: at the first wrong index */
+    int batch;         /**< BATCH: the cases in head[] */
+    judge_head head[JUDGE_BATCH_MAX];
     int32_t data[2 * JUDGE_CHUNK];
 } judge_box;
 
@@ -85,7 +98,7 @@ typedef struct judge_case {
     size_t covered;        /**< elements of the output checked (a case is whole when covered == n) */
     size_t wrong, first_wrong;
     int32_t want, got;
-    char label[64];
+    char label[160];
 } judge_case;
 
 static char g_token[33] = "none";
@@ -136,8 +149,10 @@ static void verdict(const char *fmt, ...)
 /* The child's side                                                                             */
 /* ------------------------------------------------------------------------------------------ */
 
+static size_t g_batch_used; /* in the child: elements of data the pending batch holds */
+
 /** Hand the box to the judge and wait for its answer: 0, or -1 when the judge is gone. */
-static int judge_call(int op)
+static int judge_send(int op)
 {
     if (!g_box || g_to_judge < 0)
         return -1;
@@ -149,6 +164,29 @@ static int judge_call(int op)
     while ((k = read(g_to_child, &c, 1)) < 0 && errno == EINTR)
         ;
     return k == 1 ? 0 : -1;
+}
+
+/** Hand over the pending batch of small cases, if any. */
+static int judge_flush(void)
+{
+    if (!g_box || !g_box->batch)
+        return 0;
+    const int r = judge_send(JUDGE_BATCH);
+    g_box->batch = 0;
+    g_batch_used = 0;
+    return r;
+}
+
+static void judge_flush_at_exit(void)
+{
+    judge_flush();
+}
+
+/** Send one message (after the pending batch: every message but DATA, which follows a BEGIN,
+    comes before the box's data is written). */
+static int judge_call(int op)
+{
+    return judge_flush() ? -1 : judge_send(op);
 }
 
 /** What the judge found of one case. */
@@ -203,32 +241,30 @@ static judge_result judge_out_end(int status)
 
 /** Show the judge one whole case: its output out[0..n). */
 static judge_result judge_case_out(const char *label, int variant, int pattern, int exclusive,
-                                   const int32_t *out, size_t n, int status)
+                                   const int32_t *out, size_t n, int status, int wait)
 {
     const judge_result none = {0, 0, 0, 0, 0};
     if (!g_box)
         return none;
-    if (n <= JUDGE_CHUNK) {
-        /* one message (BEGIN, DATA and END at once): each answer waits for a switch between
-           the two processes, which a busy machine makes slow */
-        g_box->pattern = pattern;
-        g_box->exclusive = exclusive;
-        g_box->variant = variant;
-        g_box->n = n;
-        snprintf(g_box->text, sizeof g_box->text, "%s", label);
+    if (!wait && n <= JUDGE_CHUNK) {
+        /* into the batch: no answer (judged -1); the judge prints what it found at the end */
+        if (g_box->batch == JUDGE_BATCH_MAX || g_batch_used + n > 2 * JUDGE_CHUNK)
+            if (judge_flush())
+                return none;
+        judge_head *h = &g_box->head[g_box->batch];
+        h->n = n;
+        h->offset = g_batch_used;
+        h->pattern = pattern;
+        h->exclusive = exclusive;
+        h->variant = variant;
+        h->status = status;
+        snprintf(h->label, sizeof h->label, "%s", label);
         if (n)
-            memcpy(g_box->data, out, n * sizeof(int32_t));
-        g_box->first = 0;
-        g_box->count = n;
-        g_box->status = status;
+            memcpy(g_box->data + g_batch_used, out, n * sizeof(int32_t));
+        g_batch_used += n;
+        ++g_box->batch;
         judge_result r = none;
-        if (judge_call(JUDGE_WHOLE))
-            return r;
-        r.wrong = g_box->wrong;
-        r.first_wrong = g_box->first_wrong;
-        r.want = g_box->want;
-        r.got = g_box->got;
-        r.judged = 1;
+        r.judged = -1;
         return r;
     }
     if (judge_out_begin(label, variant, pattern, exclusive, n) || judge_out_data(0, n, out))
@@ -329,18 +365,126 @@ static size_t judge_segment(void)
     return s && *s ? (size_t)strtoull(s, NULL, 10) : 0;
 }
 
+/** The judge's log of cases, and what it needs to check the one being shown. */
+static struct {
+    judge_case *log;
+    int cases, cap;
+    judge_case *c;   /* the case being shown, or NULL */
+    int32_t *ref;    /* a pattern case's reference, the judge's own (its input, scanned) */
+    size_t ref_n;
+    uint32_t carry;  /* a vector case's running sum */
+    size_t segment;
+    uint64_t seed;
+} g_judge;
+
+static void case_begin(size_t n, int pattern, int exclusive, int variant, const char *label)
+{
+    if (g_judge.cases == g_judge.cap) {
+        g_judge.cap = g_judge.cap ? 2 * g_judge.cap : 256;
+        g_judge.log = (judge_case *)realloc(g_judge.log, (size_t)g_judge.cap * sizeof(judge_case));
+    }
+    judge_case *c = g_judge.c = &g_judge.log[g_judge.cases++];
+    const judge_case *prev = g_judge.cases > 1 ? c - 1 : NULL;
+    memset(c, 0, sizeof *c);
+    c->n = n;
+    c->pattern = pattern;
+    c->exclusive = exclusive != 0;
+    c->variant = variant;
+    c->status = -1;
+    snprintf(c->label, sizeof c->label, "%.*s", (int)sizeof c->label - 1, label);
+    g_judge.carry = 0;
+    if (pattern == JUDGE_VECTOR)
+        return;
+    if (pattern < 0 || pattern >= PATTERN_COUNT || n > ((size_t)1 << 31)) {
+        c->pattern = -2; /* not a case the judge knows: wrong */
+        return;
+    }
+    if (prev && g_judge.ref_n >= n && prev->n == n && prev->pattern == pattern &&
+        prev->exclusive == c->exclusive)
+        return; /* the same input and reference as the case before (another variant) */
+    if (n > g_judge.ref_n) {
+        free(g_judge.ref);
+        g_judge.ref = (int32_t *)malloc((n ? n : 1) * sizeof(int32_t));
+        g_judge.ref_n = g_judge.ref ? n : 0;
+    }
+    if (n > g_judge.ref_n) {
+        c->pattern = -2;
+        return;
+    }
+    generate_input(g_judge.ref, n, (data_pattern)pattern, g_judge.seed);
+    scan_reference(g_judge.ref, g_judge.ref, n, c->exclusive, g_judge.segment);
+}
+
+static void case_data(size_t first, size_t count, const int32_t *data)
+{
+    judge_case *c = g_judge.c;
+    if (!c || !count)
+        return;
+    if (first != c->covered || count > c->n - c->covered || c->pattern == -2) {
+        c->pattern = -2; /* out of order or out of bounds: the case is wrong */
+    } else if (c->pattern == JUDGE_VECTOR) {
+        judge_vector_chunk(grade_vector_key(g_judge.seed, c->n), first, count, c->exclusive,
+                           g_judge.segment, data, &g_judge.carry, &c->wrong, &c->first_wrong,
+                           &c->want, &c->got);
+        c->covered += count;
+    } else if (memcmp(data, g_judge.ref + first, count * sizeof(int32_t)) == 0) {
+        c->covered += count;
+    } else {
+        for (size_t i = 0; i < count; ++i)
+            if (data[i] != g_judge.ref[first + i] && c->wrong++ == 0) {
+                c->first_wrong = first + i;
+                c->want = g_judge.ref[first + i];
+                c->got = data[i];
+            }
+        c->covered += count;
+    }
+}
+
+static void case_end(int status)
+{
+    judge_case *c = g_judge.c;
+    if (!c)
+        return;
+    c->status = status;
+    if (c->pattern == -2 && c->wrong == 0)
+        c->wrong = c->n ? c->n : 1;
+    g_judge.c = NULL;
+}
+
+/** A case the judge saw whole and right. */
+static int judge_right(const judge_case *c)
+{
+    return c->covered == c->n && c->wrong == 0 && c->status == 0;
+}
+
+/** Print (not as verdicts: for the student to read) the first four cases that were wrong. */
+static void judge_print_failures(const judge_case *log, int cases)
+{
+    int shown = 0;
+    for (int k = 0; k < cases && shown < 4; ++k) {
+        const judge_case *c = &log[k];
+        if (judge_right(c))
+            continue;
+        ++shown;
+        if (c->wrong && c->pattern != -2)
+            printf("  FAIL %s: %zu of %zu elements wrong; the first at index %zu: expected %d, "
+                   "got %d\n", c->label, c->wrong, c->n, c->first_wrong, c->want, c->got);
+        else if (c->covered != c->n || c->pattern == -2)
+            printf("  FAIL %s: the output shown to the judge was incomplete or out of order\n",
+                   c->label);
+        else
+            printf("  FAIL %s: the scan returned %d\n", c->label, c->status);
+    }
+}
+
 /** The judge's loop: answer the child's messages until it ends, then print the verdicts and
     exit (never returns). */
 static void judge_run(int argc, char **argv, uint64_t seed)
 {
-    const size_t segment = judge_segment();
-    int cap = 64, cases = 0, claim_count = 0;
     static char claims[16][512];
-    judge_case *log = (judge_case *)calloc((size_t)cap, sizeof *log);
-    judge_case *c = NULL;
-    int32_t *ref = NULL; /* a pattern case's reference, the judge's own (its input, scanned) */
-    size_t ref_n = 0;
-    uint32_t carry = 0;
+    int claim_count = 0;
+    g_judge.segment = judge_segment();
+    g_judge.seed = seed;
     char byte;
     ssize_t k;
     for (;;) {
@@ -350,76 +494,33 @@ static void judge_run(int argc, char **argv, uint64_t seed)
             break; /* the child has ended */
         judge_box *b = g_box;
         const int op = b->op;
-        if (op == JUDGE_BEGIN || op == JUDGE_WHOLE) {
-            if (cases == cap) {
-                cap *= 2;
-                log = (judge_case *)realloc(log, (size_t)cap * sizeof *log);
+        if (op == JUDGE_BEGIN) {
+            case_begin(b->n, b->pattern, b->exclusive, b->variant, b->text);
+        } else if (op == JUDGE_DATA) {
+            if (b->count <= JUDGE_CHUNK)
+                case_data(b->first, b->count, b->data);
+            else if (g_judge.c)
+                g_judge.c->pattern = -2;
+        } else if (op == JUDGE_END) {
+            judge_case *c = g_judge.c;
+            case_end(b->status);
+            if (c) {
+                b->wrong = c->wrong;
+                b->first_wrong = c->first_wrong;
+                b->want = c->want;
+                b->got = c->got;
             }
-            c = &log[cases++];
-            memset(c, 0, sizeof *c);
-            c->n = b->n;
-            c->pattern = b->pattern;
-            c->exclusive = b->exclusive != 0;
-            c->variant = b->variant;
-            c->status = -1;
-            snprintf(c->label, sizeof c->label, "%.*s", (int)sizeof c->label - 1, b->text);
-            carry = 0;
-            if (c->pattern != JUDGE_VECTOR) {
-                if (c->pattern < 0 || c->pattern >= PATTERN_COUNT || c->n > ((size_t)1 << 31)) {
-                    c->pattern = -2; /* not a case the judge knows: wrong */
-                } else if (cases > 1 && ref_n >= c->n && log[cases - 2].n == c->n &&
-                           log[cases - 2].pattern == c->pattern &&
-                           log[cases - 2].exclusive == c->exclusive) {
-                    /* the same input and reference as the case before (another variant) */
-                } else {
-                    if (c->n > ref_n) {
-                        free(ref);
-                        ref = (int32_t *)malloc((c->n ? c->n : 1) * sizeof(int32_t));
-                        ref_n = ref ? c->n : 0;
-                    }
-                    if (c->n > ref_n) {
-                        c->pattern = -2;
-                    } else {
-                        generate_input(ref, c->n, (data_pattern)c->pattern, seed);
-                        scan_reference(ref, ref, c->n, c->exclusive, segment);
-                    }
-                }
+        } else if (op == JUDGE_BATCH) {
+            const int count = b->batch;
+            for (int h = 0; h < count && h < JUDGE_BATCH_MAX; ++h) {
+                const judge_head head = b->head[h]; /* the judge's copy */
+                case_begin(head.n, head.pattern, head.exclusive, head.variant, head.label);
+                if (head.offset > 2 * JUDGE_CHUNK || head.n > 2 * JUDGE_CHUNK - head.offset)
+                    g_judge.c->pattern = -2;
+                else
+                    case_data(0, head.n, b->data + head.offset);
+                case_end(head.status);
             }
-        }
-        if ((op == JUDGE_DATA || op == JUDGE_WHOLE) && c && b->count) {
-            const size_t first = b->first, count = b->count;
-            if (first != c->covered || count > JUDGE_CHUNK || count > c->n - c->covered ||
-                c->pattern == -2) {
-                c->pattern = -2; /* out of order or out of bounds: the case is wrong */
-            } else if (c->pattern == JUDGE_VECTOR) {
-                judge_vector_chunk(grade_vector_key(seed, c->n), first, count, c->exclusive,
-                                   segment, b->data, &carry, &c->wrong, &c->first_wrong, &c->want,
-                                   &c->got);
-                c->covered += count;
-            } else if (memcmp(b->data, ref + first, count * sizeof(int32_t)) == 0) {
-                c->covered += count;
-            } else {
-                for (size_t i = 0; i < count; ++i) {
-                    if (b->data[i] != ref[first + i]) {
-                        if (c->wrong++ == 0) {
-                            c->first_wrong = first + i;
-                            c->want = ref[first + i];
-                            c->got = b->data[i];
-                        }
-                    }
-                }
-                c->covered += count;
-            }
-        }
-        if ((op == JUDGE_END || op == JUDGE_WHOLE) && c) {
-            c->status = b->status;
-            if (c->pattern == -2 && c->wrong == 0)
-                c->wrong = c->n ? c->n : 1;
-            b->wrong = c->wrong;
-            b->first_wrong = c->first_wrong;
-            b->want = c->want;
-            b->got = c->got;
-            c = NULL;
         } else if (op == JUDGE_CLAIM) {
             if (claim_count < 16)
                 snprintf(claims[claim_count++], 512, "%.*s", 511, b->text);
@@ -440,7 +541,9 @@ static void judge_run(int argc, char **argv, uint64_t seed)
         fflush(stdout);
         kill(getpid(), SIGKILL);
     }
-    const int code = judge_verdicts(log, cases, claims, claim_count, status, argc, argv);
+    judge_print_failures(g_judge.log, g_judge.cases);
+    const int code = judge_verdicts(g_judge.log, g_judge.cases, claims, claim_count, status,
+                                    argc, argv);
     fflush(stdout);
     _exit(code);
 }
@@ -471,6 +574,7 @@ __attribute__((constructor(101))) static void judge_start(int argc, char **argv)
         close(down[1]);
         g_to_judge = up[1];
         g_to_child = down[0];
+        atexit(judge_flush_at_exit); /* the last batch, when main() returns */
         char c;
         while (read(g_to_child, &c, 1) < 0 && errno == EINTR)
             ;
