@@ -494,14 +494,8 @@ static const char *judge_option(int argc, char **argv, const char *name)
 }
 
 static int judge_verdicts(const judge_case *log, int cases, char claims[][512], int claim_count,
-                          int child_status, int argc, char **argv)
+                          int child_status, const char *ended, int argc, char **argv)
 {
-    char ended[80];
-    if (WIFEXITED(child_status))
-        snprintf(ended, sizeof ended, "the program exited %d", WEXITSTATUS(child_status));
-    else
-        snprintf(ended, sizeof ended, "the program was killed by signal %d",
-                 WTERMSIG(child_status));
     /* usage and CUDA trouble keep their exit status (docs/CONVENTIONS.md §4) */
     const int trouble = WIFEXITED(child_status) && (WEXITSTATUS(child_status) == EXIT_USAGE ||
                                                    WEXITSTATUS(child_status) == EXIT_CUDA)

@@ -108,7 +108,7 @@ static pid_t g_judge_child;                  /* in the judge: the child */
 
 /* Each harness defines what the judge prints at the end: its log against the run's plan. */
 static int judge_verdicts(const judge_case *log, int cases, char claims[][512], int claim_count,
-                          int child_status, int argc, char **argv);
+                          int child_status, const char *ended, int argc, char **argv);
 /* ... what it answers to JUDGE_SERVE (harness_cpu.c times runs; harness_gpu.cu: nothing) ... */
 static int judge_serve(judge_box *box, int argc, char **argv);
 /* ... and what it tells the child before the child starts (box->skip). */
@@ -541,9 +541,15 @@ static void judge_run(int argc, char **argv, uint64_t seed)
         fflush(stdout);
         kill(getpid(), SIGKILL);
     }
+    char ended[80];
+    if (WIFEXITED(status))
+        snprintf(ended, sizeof ended, "the program exited %d", WEXITSTATUS(status));
+    else
+        snprintf(ended, sizeof ended, "the program was killed by signal %d",
+                 WTERMSIG(status));
     judge_print_failures(g_judge.log, g_judge.cases);
     const int code = judge_verdicts(g_judge.log, g_judge.cases, claims, claim_count, status,
-                                    argc, argv);
+                                    ended, argc, argv);
     fflush(stdout);
     _exit(code);
 }
