@@ -18,8 +18,9 @@
  *    child, of the same uid, can then neither ptrace it nor read its memory), hands the child the
  *    run's seed (not the token), and from then on only answers the child's messages: for each
  *    output the child shows it (a *case*: n, the input's pattern or the hidden-vector generator,
- *    inclusive or exclusive, copied into the box a chunk at a time), it makes the input again from
- *    its own seed, computes the reference in its own memory and compares every element. When the
+ *    inclusive or exclusive, copied into the box a chunk at a time, small ones in batches), it
+ *    makes the input again from its own seed, computes the reference in its own memory and
+ *    compares every element. When the
  *    child has ended, the harness's judge_verdicts() (each harness has its own) reads the judge's
  *    log of cases, compares it with the plan of cases the run must hold, and prints the verdicts.
  *    The judge never calls the student's code, never returns from the constructor, and exits with
