@@ -274,12 +274,19 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
             it_stress["score"] = it_stress["max_score"] if ok else 0
         if f_place:
             f_place.result()
-            if it_place["score"] < it_place["max_score"] and it_self["score"]:
-                # the self-test's last line is the program's own word; the in-place battery's
-                # outputs are checked by the judge (classroom/grader/verdict.h)
+            # the self-test's last line is the program's own word: its points need the judge's
+            # check of the same battery (classroom/grader/verdict.h): chapter 01's out of place,
+            # a GPU chapter's in place
+            judged = it_place.pop("out_of_place") if cfg.get("cpu") else \
+                it_place["score"] == it_place["max_score"]
+            it_place.pop("out_of_place", None)
+            if not judged and it_self["score"]:
                 it_self["score"] = 0
-                it_self["output"] += ("\n(scored 0: the in-place battery, whose every output the "
-                                      "grader's judge checks, did not pass)")
+                it_self["output"] += ("\n(scored 0: the grader's judge, which checks every output "
+                                      "itself, did not find the " + ("out-of-place" if
+                                                                     cfg.get("cpu") else
+                                                                     "in-place") +
+                                      " battery right)")
         collect_hidden()
         collect_san()
     if share is not None:

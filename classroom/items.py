@@ -13,8 +13,9 @@ The rules, in one place:
     no faster than its serial scan where the course's own scan ran 2x faster (harness_cpu.c),
     scores 0 in the self-test, in place and hidden vectors (45 of 60 points), and is flagged for
     the instructor;
-  - the self-test scores only when the in-place battery, whose outputs the harness's judge
-    checks (classroom/grader/verdict.h), passed: the self-test's last line is the program's word;
+  - the self-test scores only when the harness's judge (classroom/grader/verdict.h) found the
+    same battery right (chapter 01: run out of place; a GPU chapter: its in-place battery): the
+    self-test's last line is the program's word;
   - sanitizers 10: each tool scores only when it found nothing and its run's outputs were
     right, and the item only when the correctness items shown before the due date (self-test,
     stress, in place) are full: never from the hidden vectors, which the student sees later;
@@ -230,6 +231,7 @@ def in_place(cfg, it, h, envs, sb, seed, work_sharing):
     count (the lines with the run's token: sandbox.Sandbox.harness()): each run must say exactly
     one final verdict, and chapter 01's each one verdict on the work sharing; a missing or a
     repeated verdict is a failure, never a pass."""
+    it["out_of_place"] = False
     if h is None:
         it["output"] = "the in-place harness did not build"
         return
@@ -238,9 +240,12 @@ def in_place(cfg, it, h, envs, sb, seed, work_sharing):
         return
     cmd = [h] + (["--self-test"] if cfg.get("cpu") else ["--in-place"]) + battery_args()
     lines, failure, shares = [], None, []
+    it["out_of_place"] = True  # chapter 01: the judged out-of-place battery (the self-test's)
     for label, e in envs:
         status, out, said = sb.harness(cmd, seed, "in-place/" + label, env=judge_env(cfg, e))
         final = [v for v in said if v.startswith("in place ")]
+        oop = [v for v in said if v.startswith("out of place ")]
+        it["out_of_place"] &= len(oop) == 1 and oop[0].startswith("out of place passed")
         share = [v for v in said if v.startswith(SHARE_VERDICTS)]
         shares.append(share)
         ok = status == 0 and len(final) == 1 and \

@@ -342,6 +342,12 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
                              pattern_name((data_pattern)p), prog->variants[v],
                              exclusive ? "exclusive" : "inclusive");
                     judged(what, v, p, exclusive, buf, n, status);
+                    /* and out of place (the self-test's way, judged: its item's evidence) */
+                    const int s2 = fn(ctx, v, in, buf, n, exclusive);
+                    snprintf(what, sizeof what, "out of place: n=%zu pattern=%s variant=%s %s", n,
+                             pattern_name((data_pattern)p), prog->variants[v],
+                             exclusive ? "exclusive" : "inclusive");
+                    judged(what, v, p, exclusive, buf, n, s2);
                 }
             }
         }
@@ -637,19 +643,21 @@ static int judge_verdicts(const judge_case *log, int cases, char claims[][512], 
     size_t sizes[IN_PLACE_MAX_SIZES];
     const int count = in_place_sizes((size_t)T, limit, sizes);
     const size_t sharing = sharing_size((size_t)T, g_box->seed);
-    long passed = 0, failed = 0;
+    long passed = 0, failed = 0, out_passed = 0, out_failed = 0;
     int at = 0;
     for (int i = 0; i < count; ++i)
         for (int p = 0; p < PATTERN_COUNT; ++p)
             for (int e = 0; e <= 1; ++e)
-                for (int v = 0; v < 2; ++v, ++at) {
-                    const judge_case *c = at < cases ? &log[at] : NULL;
-                    if (c && as_planned(c, sizes[i], p, e, v) && c->covered == c->n &&
-                        c->wrong == 0 && c->status == 0)
-                        ++passed;
-                    else
-                        ++failed;
-                }
+                for (int v = 0; v < 2; ++v)
+                    for (int in_place = 1; in_place >= 0; --in_place, ++at) {
+                        const judge_case *c = at < cases ? &log[at] : NULL;
+                        const int right = c && as_planned(c, sizes[i], p, e, v) &&
+                                          c->covered == c->n && c->wrong == 0 && c->status == 0;
+                        if (in_place)
+                            right ? ++passed : ++failed;
+                        else
+                            right ? ++out_passed : ++out_failed;
+                    }
     const size_t share_n[3] = {sharing, sharing, 4 * sharing};
     for (int k = 0; sharing && k < 3; ++k, ++at) {
         const judge_case *c = at < cases ? &log[at] : NULL;
@@ -688,6 +696,10 @@ static int judge_verdicts(const judge_case *log, int cases, char claims[][512], 
         verdict("threads shared the work: by the page witnesses (in the program's own process: a "
                 "part can fool them); %s", why);
     }
+    if (!claim)
+        ++out_failed;
+    verdict("out of place %s: %ld passed, %ld failed", out_failed ? "FAILED" : "passed",
+            out_passed, out_failed);
     verdict("in place %s: %ld passed, %ld failed", failed ? "FAILED" : "passed", passed, failed);
-    return failed ? EXIT_WRONG : EXIT_OK;
+    return failed ? EXIT_WRONG : EXIT_OK; /* the in-place item's; the other is a verdict */
 }

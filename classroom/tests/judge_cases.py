@@ -8,7 +8,8 @@ harness as the grader links it and run through the grader's sandbox with a fresh
     n > 2^31 path at a small n (GRADE_BIG=70001) right;
   - T1b: a serial scan that looks for the token in its own memory and forges "threads shared"
     and "in place passed": no forged line counts, the work sharing is not "shared";
-  - T5: no scan at all, forged verdicts then _exit(0): the in-place battery fails;
+  - T5: no scan at all, forged verdicts then _exit(0): the in-place battery fails, and the
+    out-of-place one (the self-test item's evidence: its own last line is the program's word);
   - T6 at a small n (its n > 2^31 test lowered to n > 60000): a forged "big: ... right" and
     _exit(0) before any check: the judge says WRONG;
   - T2 (a serial scan whose other threads touch their pages, spin and rewrite them): wherever the
@@ -83,7 +84,8 @@ def main(kit, tmp, check):
         check("the judge: the course's part passes the in-place battery, shares the work, and "
               "is right at the n > 2^31 path's small n",
               status == 0 and [x for x in v if x.startswith("in place ")] and
-              v[-1].startswith("in place passed") and any(x.startswith("threads shared")
+              v[-1].startswith("in place passed") and "out of place passed" in " ".join(v) and
+              any(x.startswith("threads shared")
                                                           for x in v) and
               big_status == 0 and big_v and big_v[0].endswith("right"),
               f"{status} {v} {big_status} {big_v} {out[-300:]} {big_out[-300:]}")
@@ -93,10 +95,11 @@ def main(kit, tmp, check):
               len([x for x in v if x.startswith("in place ")]) == 1 and
               not any(x.startswith("threads shared") for x in v), f"{status} {v} {out[-400:]}")
         status, out, v = said("T5", 3)
-        check("the judge: no scan, forged verdicts and _exit(0) (gamer2 T5): the in-place "
-              "battery fails", status != 0 and v == [x for x in v if not x.startswith("big")] and
+        check("the judge: no scan, forged verdicts and _exit(0) (gamer2 T5): the in-place and "
+              "out-of-place batteries fail", status != 0 and v == [x for x in v if not x.startswith("big")] and
               [x for x in v if x.startswith("in place ")][:1] and
-              v[-1].startswith("in place FAILED"), f"{status} {v} {out[-400:]}")
+              v[-1].startswith("in place FAILED") and
+              any(x.startswith("out of place FAILED") for x in v), f"{status} {v} {out[-400:]}")
         status, out, v = said("T6_small", 3, "70001")
         check("the judge: a forged 'big: ... right' and _exit(0) on the n > 2^31 path (gamer2 "
               "T6 at a small n) is refused", status != 0 and len(v) == 1 and "WRONG" in v[0],
