@@ -274,6 +274,19 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
             it_stress["score"] = it_stress["max_score"] if ok else 0
         if f_place:
             f_place.result()
+            # the self-test's last line is the program's own word: its points need the judge's
+            # check of the same battery (classroom/grader/verdict.h): chapter 01's out of place,
+            # a GPU chapter's in place
+            judged = it_place.pop("out_of_place") if cfg.get("cpu") else \
+                it_place["score"] == it_place["max_score"]
+            it_place.pop("out_of_place", None)
+            if not judged and it_self["score"]:
+                it_self["score"] = 0
+                it_self["output"] += ("\n(scored 0: the grader's judge, which checks every output "
+                                      "itself, did not find the " + ("out-of-place" if
+                                                                     cfg.get("cpu") else
+                                                                     "in-place") +
+                                      " battery right)")
         collect_hidden()
         collect_san()
     if share is not None:

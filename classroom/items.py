@@ -9,8 +9,13 @@ The rules, in one place:
     in it produced a wrong output (on any thread count, any size, any variant): no credit from
     the runs that could not reach the bug, or that a race let pass;
   - chapter 01, threads share the work (a gate on correctness): a threaded variant in which one
-    thread wrote first to 90 % or more of the output (harness_cpu.c) scores 0 in the self-test,
-    in place and hidden vectors (45 of 60 points), and is flagged for the instructor;
+    thread wrote first or last to 90 % or more of the output, or that the harness's judge timed
+    no faster than its serial scan where the course's own scan ran 2x faster (harness_cpu.c),
+    scores 0 in the self-test, in place and hidden vectors (45 of 60 points), and is flagged for
+    the instructor;
+  - the self-test scores only when the harness's judge (classroom/grader/verdict.h) found the
+    same battery right (chapter 01: run out of place; a GPU chapter: its in-place battery): the
+    self-test's last line is the program's word;
   - sanitizers 10: each tool scores only when it found nothing and its run's outputs were
     right, and the item only when the correctness items shown before the due date (self-test,
     stress, in place) are full: never from the hidden vectors, which the student sees later;
@@ -211,6 +216,12 @@ def battery_args():
     return ["-n", str(min(max_n() or BATTERY_MAX, BATTERY_MAX))]
 
 
+def judge_env(cfg, env=None):
+    """A harness run's environment with what its judge needs from the grader, not from the
+    student's program: the chapter's segment length (classroom/grader/verdict.h)."""
+    return dict(env or os.environ, GRADE_SEGMENT=str(cfg.get("segment", 0)))
+
+
 SHARE_VERDICTS = ("ONE THREAD:", "threads shared the work", "work sharing not checked")
 
 
@@ -220,6 +231,7 @@ def in_place(cfg, it, h, envs, sb, seed, work_sharing):
     count (the lines with the run's token: sandbox.Sandbox.harness()): each run must say exactly
     one final verdict, and chapter 01's each one verdict on the work sharing; a missing or a
     repeated verdict is a failure, never a pass."""
+    it["out_of_place"] = False
     if h is None:
         it["output"] = "the in-place harness did not build"
         return
@@ -228,9 +240,12 @@ def in_place(cfg, it, h, envs, sb, seed, work_sharing):
         return
     cmd = [h] + (["--self-test"] if cfg.get("cpu") else ["--in-place"]) + battery_args()
     lines, failure, shares = [], None, []
+    it["out_of_place"] = True  # chapter 01: the judged out-of-place battery (the self-test's)
     for label, e in envs:
-        status, out, said = sb.harness(cmd, seed, "in-place/" + label, env=e)
+        status, out, said = sb.harness(cmd, seed, "in-place/" + label, env=judge_env(cfg, e))
         final = [v for v in said if v.startswith("in place ")]
+        oop = [v for v in said if v.startswith("out of place ")]
+        it["out_of_place"] &= len(oop) == 1 and oop[0].startswith("out of place passed")
         share = [v for v in said if v.startswith(SHARE_VERDICTS)]
         shares.append(share)
         ok = status == 0 and len(final) == 1 and \
@@ -269,8 +284,9 @@ def in_place(cfg, it, h, envs, sb, seed, work_sharing):
             work_sharing.update(status_gate=None, output="not checked: " +
                                 said[len("work sharing not checked: "):])
         else:
-            work_sharing.update(status_gate="passed", output="each thread wrote its own share "
-                                                             "of the output")
+            said = [v for share in shares for v in share if v.startswith("threads shared")]
+            work_sharing.update(status_gate="passed", output="passed: " + "\n".join(
+                v[len("threads shared the work: "):] for v in said))
 
 
 def hidden_file_run(b, cfg, made, sb, k, n, exclusive, in_place_, threads):
@@ -331,7 +347,7 @@ def big_run(b, cfg, made, sb):
         variants = cfg.get("big_variants") or cfg.get("file_variant")
         status, out, said = sb.harness([h, "--big", str(n)] +
                                        (["--variant", variants] if variants else []),
-                                       made.runs.seed, "big")
+                                       made.runs.seed, "big", env=judge_env(cfg))
     said = [v[len("big: "):] for v in said if v.startswith("big: ")]
     if status == 0 and said and all(l.startswith("not run here") for l in said):
         return None, said[:1]
@@ -468,7 +484,7 @@ def speed(b, cfg, it, made, sb, seed, seed_set):
         if h is None:
             it["output"] = "the speed harness did not build:\n" + tail(b.log, 20)
             return
-        measure = lambda n, rounds, reps, warmup: harness_speed(h, cfg["speed"], n, rounds,
+        measure = lambda n, rounds, reps, warmup: harness_speed(h, cfg, n, rounds,
                                                                  reps, warmup, sb, seed)
     lines = []
     for attempt in range(1, tries + 1):
@@ -500,14 +516,15 @@ def speed(b, cfg, it, made, sb, seed, seed_set):
                      f"on a quieter GPU")
 
 
-def harness_speed(h, variant, n, rounds, reps, warmup, sb, seed):
+def harness_speed(h, cfg, n, rounds, reps, warmup, sb, seed):
     """One measurement: (the harness's verdict as numbers, or None; the output). The verdict is
     the one `speed:` line with the run's token (sandbox.Sandbox.harness()), every number finite."""
     if not sb.intact(h):
         return None, "the grader's speed harness changed while your code ran"
-    status, out, said = sb.harness([h, "--speed", variant, "-n", str(n), "--rounds", str(rounds),
-                                    "--reps", str(reps), "--warmup", str(warmup)], seed,
-                                   f"speed/{n}/{rounds}/{reps}/{warmup}", alone=True)
+    status, out, said = sb.harness([h, "--speed", cfg["speed"], "-n", str(n), "--rounds",
+                                    str(rounds), "--reps", str(reps), "--warmup", str(warmup)],
+                                   seed, f"speed/{n}/{rounds}/{reps}/{warmup}",
+                                   env=judge_env(cfg), alone=True)
     lines = [v[len("speed: "):] for v in said if v.startswith("speed: ")]
     if len(lines) != 1:
         return None, out + (f"\n(the harness's speed verdict came {len(lines)} times)" if lines

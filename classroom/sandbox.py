@@ -281,8 +281,9 @@ class Sandbox:
 
     def harness(self, cmd, seed, name, env=None, alone=False):
         """Run one of the grader's harnesses (linked with the student's code): a fresh token
-        and this run's seed (run_seed(seed, name)) go to it through a pipe that it reads and
-        closes before any of the student's code runs (classroom/grader/verdict.h). Returns
+        and this run's seed (run_seed(seed, name)) go to it through a pipe that only its judge
+        reads, a process forked before any of the student's code runs, which never runs it and
+        alone prints the verdicts (classroom/grader/verdict.h). Returns
         (status, output without the tokens, the verdicts: the lines with this run's token)."""
         token = secrets.token_hex(16)
         r, w = os.pipe()

@@ -1,38 +1,38 @@
 /**
  * \file harness_cpu.c
  * \brief The grader's runs of chapter 01, the CPU chapter, through the chapter's own scan: the
- *        in-place battery, the check that the threads share the work, and the n > 2^31 case.
+ *        in-place battery, the check that the threads share the work, and the n > 2^31 case,
+ *        every output judged by a process that never runs the student's code (verdict.h).
  *
  * The chapter's self-test scans into a separate output, so it cannot see a scan that reads an
  * element after writing it. The grader links the student's chapter 01 with this file and with a
  * copy of common/selftest.o whose self_test_run() is renamed course_self_test_run(); the
  * chapter's main() then calls the self_test_run() below with its own scan. Run as
- * `harness --self-test [-n N]`:
+ * `harness --self-test [-n N]`. Two processes (verdict.h): the child runs main(), the student's
+ * scan and the witnesses below, and shows each output to the judge; the judge checks it, times
+ * the threaded variant, and prints the verdicts (judge_verdicts(), at the end of this file).
  *
  * - the in-place battery: the battery's sizes (up to N when given, like the self-test), every
- *   pattern, inclusive and exclusive, every variant, in place, every element compared with the
- *   CPU reference; the seed is this run's, from the grader (verdict.h);
- * - the work-sharing check, on every call of the "threads" variant (on T > 1 threads) of at
- *   least 16 pages per thread: the battery's large sizes, and a size of its own (1024 pages per
- *   thread and a few more from the run's seed, so that a part cannot tell it apart; not capped by
- *   -n, and never printed: its verdict says "the check's own size" and shares in percent), in
- *   place and out of place. Two witnesses: the output's pages are made read-only, and the first write to
- *   each page (a fault, caught here) records which OpenMP thread made it, then lets it through;
- *   and each thread's CPU time during the call is read from its clock (the grader sets
- *   OMP_WAIT_POLICY=passive, so a thread that waits sleeps). A variant whose threads share the
- *   scan has each thread write first to its own slice's pages and spend about its share of the
- *   time (its CPU time read on a call of its own, without the pages' faults); if one thread
- *   wrote first to 90 % of the pages, or spent 75 % of the threads' time, the verdict
- *   `ONE THREAD: ...` says so (the grader's work-sharing item: docs/instructor.md); the CPU
- *   time is not judged when the threads spent less in all than half a serial scan of the same n
- *   (a stub's noise). It
- *   does not depend on how the part is written (scan_serial() or a loop of its own), and the
- *   outputs are checked like the battery's;
+ *   pattern, inclusive and exclusive, every variant, in place, every element compared by the
+ *   judge with its own reference; the seed is this run's, from the grader through the judge;
+ * - the work sharing, on every call of the "threads" variant (on T > 1 threads) of at least 16
+ *   pages per thread: the battery's large sizes, and a size of its own (1024 pages per thread and
+ *   a few more from the run's seed, so that a part cannot tell it apart; not capped by -n), in
+ *   place and out of place. Two witnesses in the child: the output's pages are made read-only,
+ *   and the first write to each page (a fault, caught here) records which OpenMP thread made
+ *   it, then lets it through (every 100 us the pages are made read-only again: the last writer
+ *   too); and each thread's CPU time during a call of its own (the grader sets
+ *   OMP_WAIT_POLICY=passive, so a thread that waits sleeps). If one thread wrote first (or last)
+ *   to 90 % of the pages, or spent 75 % of the threads' CPU time, the child tells the judge
+ *   `ONE THREAD: ...`, which the judge believes (a claim against the part); a "shared" from the
+ *   child it does not believe alone. Then the judge times the threaded variant itself against
+ *   its own serial scan and the course's two-pass scan (judge_serve(), timing_finding()) and
+ *   says `ONE THREAD: ...` where the machine could tell and the part gained nothing;
  * - with GRADE_BIG=N in the environment, instead: the n > 2^31 case, the "threads" variant,
  *   inclusive, in place on one array of N elements (4N bytes: the grader's only host memory of
- *   that size), the input from vector_gen.h with the run's seed, the output checked as a stream
- *   against the vector made again. It prints `big: ...` and exits 0 when right; `big: not run
- *   here: ...` (exit 0) when the memory is not there.
+ *   that size), the input from vector_gen.h with the run's seed, the output shown to the judge as
+ *   a stream and checked against the vector made again. The judge says `big: ... right` (exit 0)
+ *   or WRONG; `big: not run here: ...` (exit 0) when it finds the memory is not there.
  * Exit 0 when every case passed, 1 otherwise (docs/CONVENTIONS.md §4).
  */
 #define _GNU_SOURCE /* MAP_ANONYMOUS */
@@ -45,6 +45,7 @@
 
 #include <omp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,15 +251,32 @@ static int threads_variant(const scan_program *prog)
     return -1;
 }
 
-/** GRADE_BIG=N: the threaded variant on N elements in place, checked as a stream. */
+/** The work-sharing check's own size on T threads: 1024 pages per thread (4 MiB: time enough for
+    the CPU clocks), and up to 16 pages and 1023 elements more, from the seed (0 on one thread). */
+static size_t sharing_size(size_t threads, uint64_t seed)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return threads > 1 ? (1024 * threads + grade_mix(seed) % 16) * page / sizeof(int32_t) +
+                         grade_mix(seed + 1) % 1024 : 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The child: runs the student's scan, shows every output to the judge (verdict.h)              */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Show one case to the judge (in a batch: the judge prints what was wrong, at the end). */
+static void judged(const char *what, int variant, int pattern, int exclusive, const int32_t *out,
+                   size_t n, int status)
+{
+    judge_case_out(what, variant, pattern, exclusive, out, n, status, 0);
+}
+
+/** GRADE_BIG=N: the threaded variant on N elements in place, shown to the judge as a stream. */
 static int big_case(const scan_program *prog, scan_fn fn, void *ctx, size_t n, uint64_t seed)
 {
     const int v = threads_variant(prog);
-    const size_t need = n * sizeof(int32_t) + ((size_t)1 << 28);
-    const size_t have = host_memory_available();
-    if (v < 0 || (have && have < need)) {
-        verdict("big: not run here: n = %zu needs %.1f GiB of host memory, %.1f GiB available",
-               n, (double)need / (1 << 30), (double)have / (1 << 30));
+    if (g_box && g_box->skip) {
+        printf("big: not run here (the judge found too little host memory)\n");
         return EXIT_OK;
     }
     int32_t *a = page_array(n, "the n > 2^31 array");
@@ -268,72 +286,32 @@ static int big_case(const scan_program *prog, scan_fn fn, void *ctx, size_t n, u
     for (long long b = 0; b < blocks; ++b)
         for (size_t i = (size_t)b << 20; i < n && i < ((size_t)b + 1) << 20; ++i)
             a[i] = grade_vector_at(key, i);
-    const int status = fn(ctx, v, a, a, n, 0);
-    /* The check: each block's sum of the input, their exclusive scan, then each block compared
-       with the running sum from its prefix, all in parallel; the first wrong index is kept. */
-    uint32_t *prefix = (uint32_t *)xmalloc((size_t)(blocks + 1) * sizeof(uint32_t), "the sums");
-#pragma omp parallel for schedule(static)
-    for (long long b = 0; b < blocks; ++b) {
-        uint32_t s = 0;
-        for (size_t i = (size_t)b << 20; i < n && i < ((size_t)b + 1) << 20; ++i)
-            s += (uint32_t)grade_vector_at(key, i);
-        prefix[b + 1] = s;
-    }
-    prefix[0] = 0;
-    for (long long b = 0; b < blocks; ++b)
-        prefix[b + 1] += prefix[b];
-    size_t first = n, wrong = 0;
-#pragma omp parallel for schedule(static) reduction(+ : wrong) reduction(min : first)
-    for (long long b = 0; b < blocks; ++b) {
-        uint32_t s = prefix[b];
-        for (size_t i = (size_t)b << 20; i < n && i < ((size_t)b + 1) << 20; ++i) {
-            s += (uint32_t)grade_vector_at(key, i);
-            if (a[i] != (int32_t)s) {
-                ++wrong;
-                first = i < first ? i : first;
-            }
-        }
-    }
-    if (wrong) {
-        uint32_t s = prefix[first >> 20];
-        for (size_t i = first >> 20 << 20; i <= first; ++i)
-            s += (uint32_t)grade_vector_at(key, i);
-        verdict("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: WRONG: "
-                "%zu of %zu elements wrong; the first at index %zu: expected %d, got %d", n,
-               omp_get_max_threads(), wrong, n, first, (int32_t)s, a[first]);
-    } else {
-        verdict("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: right%s",
-                n, omp_get_max_threads(), status ? " (but the scan returned an error)" : "");
-    }
-    free(prefix);
+    const int status = v < 0 ? 1 : fn(ctx, v, a, a, n, 0);
+    judged("big: variant threads, inclusive, in place", v, JUDGE_VECTOR, 0, a, n, status);
     munmap(a, n * sizeof(int32_t));
-    return wrong || status ? EXIT_WRONG : EXIT_OK;
+    return EXIT_OK; /* the judge's verdict decides */
 }
 
 int self_test_run(const scan_program *prog, const scan_options *opt, const self_test_config *cfg,
                   scan_fn fn, void *ctx)
 {
-    const uint64_t seed = run_seed(opt->seed);
+    const uint64_t seed = run_seed();
     const char *big = getenv("GRADE_BIG");
     if (big && *big)
         return big_case(prog, fn, ctx, (size_t)strtoull(big, NULL, 10), seed);
     size_t sizes[IN_PLACE_MAX_SIZES], largest = 0;
     const size_t limit = opt->n_given ? opt->n : (size_t)-1;
     const int count = in_place_sizes(cfg->tile, limit, sizes);
-    long passed = 0, failed = 0, one_threads = 0;
+    long one_threads = 0;
     char one_why[400] = "";
     const size_t threads = (size_t)omp_get_max_threads();
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    /* the check's own size: 1024 pages per thread (4 MiB: time enough for the CPU clocks), and
-       up to 16 pages more, from the seed */
-    const size_t sharing = threads > 1 ? (1024 * threads + grade_mix(seed) % 16) * page /
-                                         sizeof(int32_t) + grade_mix(seed + 1) % 1024 : 0;
+    const size_t sharing = sharing_size(threads, seed);
     team_clocks();
     for (int i = 0; i < count; ++i)
         largest = sizes[i] > largest ? sizes[i] : largest;
     int32_t *in = (int32_t *)xmalloc((largest ? largest : 1) * sizeof(int32_t), "the input");
     int32_t *buf = page_array(largest, "the in-place array");
-    int32_t *ref = (int32_t *)xmalloc((largest ? largest : 1) * sizeof(int32_t), "the reference");
     const size_t most = largest > 4 * sharing ? largest : 4 * sharing;
     g_owner = (int *)xmalloc((most * sizeof(int32_t) / page + 2) * sizeof(int), "the pages");
     g_last = (int *)xmalloc((most * sizeof(int32_t) / page + 2) * sizeof(int), "the pages");
@@ -349,7 +327,6 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
         for (int p = 0; p < PATTERN_COUNT; ++p) {
             generate_input(in, n, (data_pattern)p, seed);
             for (int exclusive = 0; exclusive <= 1; ++exclusive) {
-                scan_reference(in, ref, n, exclusive, prog->segment);
                 for (int v = 0; v < prog->variant_count; ++v) {
                     if (n)
                         memcpy(buf, in, n * sizeof(int32_t));
@@ -358,20 +335,19 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
                     if (tracked)
                         track_begin(buf, n);
                     const int status = fn(ctx, v, buf, buf, n, exclusive);
-                    char why[200];
+                    char why[200], what[160];
                     if (tracked && track_end(threads, why, sizeof why) && one_threads++ == 0)
                         snprintf(one_why, sizeof one_why, "variant threads, n=%zu: %s", n, why);
-                    const verify_result r = verify_scan(ref, buf, n);
-                    if (status == 0 && r.mismatches == 0) {
-                        ++passed;
-                        continue;
-                    }
-                    if (++failed <= 4) {
-                        printf("  FAIL in place: n=%zu pattern=%s variant=%s %s\n", n,
-                               pattern_name((data_pattern)p), prog->variants[v],
-                               exclusive ? "exclusive" : "inclusive");
-                        verify_report(stdout, &r, ref, buf, n);
-                    }
+                    snprintf(what, sizeof what, "in place: n=%zu pattern=%s variant=%s %s", n,
+                             pattern_name((data_pattern)p), prog->variants[v],
+                             exclusive ? "exclusive" : "inclusive");
+                    judged(what, v, p, exclusive, buf, n, status);
+                    /* and out of place (the self-test's way, judged: its item's evidence) */
+                    const int s2 = fn(ctx, v, in, buf, n, exclusive);
+                    snprintf(what, sizeof what, "out of place: n=%zu pattern=%s variant=%s %s", n,
+                             pattern_name((data_pattern)p), prog->variants[v],
+                             exclusive ? "exclusive" : "inclusive");
+                    judged(what, v, p, exclusive, buf, n, s2);
                 }
             }
         }
@@ -381,24 +357,22 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
     const int tv = threads_variant(prog);
     if (sharing && tv >= 0) {
         /* the CPU-time call is 4 times as large: its serial time must dwarf the threads' own */
-        const size_t big = 4 * sharing;
-        int32_t *src = (int32_t *)xmalloc(big * sizeof(int32_t), "the work-sharing input");
-        int32_t *want = (int32_t *)xmalloc(big * sizeof(int32_t), "the reference");
-        int32_t *out = page_array(big, "the work-sharing output");
-        generate_input(src, big, PATTERN_RANDOM, seed);
-        scan_reference(src, want, big, 0, prog->segment);
-        /* a serial scan's CPU time on this n (its pages touched already): the floor below which
-           the threads' CPU time cannot say who did the work */
+        const size_t big_n = 4 * sharing;
+        int32_t *src = (int32_t *)xmalloc(big_n * sizeof(int32_t), "the work-sharing input");
+        int32_t *out = page_array(big_n, "the work-sharing output");
+        generate_input(src, big_n, PATTERN_RANDOM, seed);
+        /* a serial scan's CPU time on this n (into out: its pages touched already): the floor
+           below which the threads' CPU time cannot say who did the work */
         const clockid_t self = CLOCK_THREAD_CPUTIME_ID;
         const double serial0 = cpu_seconds(self);
-        scan_reference(src, want, big, 0, prog->segment);
+        scan_reference(src, out, big_n, 0, 0);
         const double cpu_floor = 0.5 * (cpu_seconds(self) - serial0);
         /* 2: in place, pages tracked; 1: out of place, pages tracked; 0: in place, CPU time */
         for (int k = 2; k >= 0; --k) {
             const int in_place = k != 1;
-            const size_t n = k ? sharing : big;
+            const size_t n = k ? sharing : big_n;
             memcpy(out, src, n * sizeof(int32_t));
-            char why[200];
+            char why[200], what[160];
             if (k)
                 track_begin(out, n);
             else
@@ -409,37 +383,323 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
             if (one > 0 && one_threads++ == 0) /* one < 0: too little CPU time to judge */
                 snprintf(one_why, sizeof one_why, "variant threads, the check's own size (a few "
                          "million elements), %s: %s", in_place ? "in place" : "out of place", why);
-            const verify_result r = verify_scan(want, out, n);
-            if (status == 0 && r.mismatches == 0) {
-                ++passed;
-            } else if (++failed <= 4) {
-                printf("  FAIL %s: n=%zu pattern=random variant=threads inclusive\n",
-                       in_place ? "in place" : "out of place", n);
-                verify_report(stdout, &r, want, out, n);
-            }
+            snprintf(what, sizeof what, "%s: the work-sharing size, pattern=random variant=threads "
+                     "inclusive", in_place ? "in place" : "out of place");
+            judged(what, tv, PATTERN_RANDOM, 0, out, n, status);
         }
-        munmap(out, big * sizeof(int32_t));
+        munmap(out, big_n * sizeof(int32_t));
         free(src);
-        free(want);
     }
     signal(SIGSEGV, SIG_DFL);
     free(in);
     munmap(buf, (largest ? largest : 1) * sizeof(int32_t));
-    free(ref);
     free(g_owner);
     free(g_last);
-    /* the verdicts, last, each once: the work sharing (on one thread: not checked), then the
-       battery */
+    /* what this process's witnesses found (the judge believes them only against the part) */
     if (one_threads)
-        verdict("ONE THREAD: %s: the threads must share the scan", one_why);
+        judge_claim("ONE THREAD: %s", one_why);
     else if (g_checked)
-        verdict("threads shared the work: each wrote first to its own pages, on %zu threads",
-                threads);
-    else if (threads < 2 || tv < 0)
-        verdict("work sharing not checked: %zu thread(s)", threads);
+        judge_claim("shared: each thread wrote first to its own pages, on %zu threads", threads);
     else
-        verdict("work sharing not checked: the threaded variant wrote too little of its output "
-                "to tell, on %zu threads", threads);
+        judge_claim("too little: the threaded variant wrote too little of its output to tell");
+    /* then the runs the judge times: input written by the judge just before each */
+    while (judge_call(JUDGE_SERVE) == 0 && g_box->op == JUDGE_TIMED) {
+        omp_set_num_threads(g_box->status);
+        fn(ctx, g_box->variant, g_box->data, g_box->data + JUDGE_CHUNK, g_box->n, 0);
+        omp_set_num_threads((int)threads);
+    }
+    return EXIT_OK; /* the judge's verdicts decide */
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The judge: the plan of cases, the timing of the work sharing, the verdicts                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/** The judge's word on the n > 2^31 case when this machine lacks its memory (judge_before()). */
+static char g_big_skip[200];
+
+/** GRADE_BIG's N, or 0. */
+static size_t big_n_asked(void)
+{
+    const char *big = getenv("GRADE_BIG");
+    return big && *big ? (size_t)strtoull(big, NULL, 10) : 0;
+}
+
+static void judge_before(judge_box *box, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    const size_t n = big_n_asked();
+    if (!n)
+        return;
+    const size_t need = n * sizeof(int32_t) + ((size_t)1 << 28);
+    const size_t have = host_memory_available();
+    if (have && have < need) {
+        snprintf(g_big_skip, sizeof g_big_skip, "n = %zu needs %.1f GiB of host memory, %.1f "
+                 "GiB available", n, (double)need / (1 << 30), (double)have / (1 << 30));
+        box->skip = 1;
+    }
+}
+
+/** The course's two-pass scan over k threads (01_cpu_serial/cpu_serial.c, scan_threads()):
+    the yardstick of the timing, run by the judge in its own process. */
+static void yardstick(const int32_t *in, int32_t *out, size_t n, int k)
+{
+    uint32_t prefix[257];
+#pragma omp parallel num_threads(k)
+    {
+        const size_t t = (size_t)omp_get_thread_num(), T = (size_t)omp_get_num_threads();
+        const size_t begin = n / T * t + (t < n % T ? t : n % T);
+        const size_t end = begin + n / T + (t < n % T ? 1 : 0);
+        uint32_t s = 0;
+        for (size_t i = begin; i < end; ++i)
+            s += (uint32_t)in[i];
+        prefix[t + 1] = s;
+#pragma omp barrier
+#pragma omp single
+        {
+            prefix[0] = 0;
+            for (size_t q = 1; q <= T; ++q)
+                prefix[q] += prefix[q - 1];
+        }
+        s = prefix[t];
+        for (size_t i = begin; i < end; ++i) {
+            s += (uint32_t)in[i];
+            out[i] = (int32_t)s;
+        }
+    }
+}
+
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/** The work-sharing timing (docs/instructor.md): TIMING_ROUNDS rounds of the judge's serial
+    scan, the yardstick on T threads and the part's threaded variant on T threads, each on a fresh
+    input the judge writes just before the run. Each is taken at its fastest round (a busy
+    machine only adds time), and its speed-up is against the judge's own serial scan (a part's
+    own one-thread time would be the part's to slow down). */
+#define TIMING_ROUNDS 7
+/** The yardstick must gain this much over the serial scan on T threads, or the machine (its
+    cores, its load) cannot tell a shared scan from a serial one: not judged. */
+#define YARD_MIN 2.0
+/** A part whose threaded variant gains less than this over the serial scan, where the
+    yardstick gained YARD_MIN or more, does not share the work. */
+#define PART_MIN 1.15
+
+static struct {
+    int step, pending, wrong;
+    size_t n;
+    double sent;
+    double serial[TIMING_ROUNDS], yard[TIMING_ROUNDS], part[TIMING_ROUNDS];
+    int32_t *in, *ref;
+    uint64_t state;
+} g_time;
+
+/** The CPUs this process may run on. */
+static int cpus_here(void)
+{
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+/** The fewest CPUs on which the yardstick (3n element moves against the serial scan's 2n) can
+    gain YARD_MIN: below them the judge does not time. */
+#define TIMING_MIN_CPUS 3
+
+static int judge_serve(judge_box *box, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    const int T = omp_get_max_threads();
+    if (T < 2 || big_n_asked() || (T < cpus_here() ? T : cpus_here()) < TIMING_MIN_CPUS)
+        return 0;
+    if (g_time.pending) {
+        g_time.part[g_time.step - 1] = wall_seconds() - g_time.sent;
+        g_time.pending = 0;
+        if (memcmp(box->data + JUDGE_CHUNK, g_time.ref, g_time.n * sizeof(int32_t)) != 0)
+            ++g_time.wrong;
+    }
+    if (g_time.step == TIMING_ROUNDS)
+        return 0;
+    if (!g_time.in) {
+        g_time.in = (int32_t *)xmalloc(JUDGE_CHUNK * sizeof(int32_t), "the judge's input");
+        g_time.ref = (int32_t *)xmalloc(JUDGE_CHUNK * sizeof(int32_t), "the judge's scan");
+        g_time.state = grade_mix(box->seed ^ (uint64_t)wall_seconds() ^ 0x7ea5ull);
+        g_time.n = JUDGE_CHUNK - grade_mix(g_time.state) % 4096;
+    }
+    /* a fresh input, the judge's serial scan of it (timed), the yardstick (timed) */
+    const size_t n = g_time.n;
+    g_time.state = grade_mix(g_time.state + 1);
+    uint64_t x = g_time.state | 1;
+    for (size_t i = 0; i < n; ++i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        g_time.in[i] = (int32_t)(uint32_t)(x >> 32);
+    }
+    double t0 = wall_seconds();
+    scan_reference(g_time.in, g_time.ref, n, 0, 0);
+    g_time.serial[g_time.step] = wall_seconds() - t0;
+    t0 = wall_seconds();
+    yardstick(g_time.in, g_time.ref, n, T); /* the same scan into the same array */
+    g_time.yard[g_time.step] = wall_seconds() - t0;
+    memcpy(box->data, g_time.in, n * sizeof(int32_t));
+    box->op = JUDGE_TIMED;
+    box->variant = 1; /* chapter 01's table: serial, threads */
+    box->status = T;
+    box->n = n;
+    ++g_time.step;
+    g_time.pending = 1;
+    g_time.sent = wall_seconds();
+    return 1;
+}
+
+/** Into `why`, the timing's finding: 1 one thread did the scan, 0 shared, -1 not judged. */
+static int timing_finding(char *why, size_t len)
+{
+    const int T = omp_get_max_threads(), cpus = cpus_here();
+    if ((T < cpus ? T : cpus) < TIMING_MIN_CPUS) {
+        snprintf(why, len, "not timed here: %d threads on %d CPUs, and the course's own scan cannot "
+                 "gain %.1fx over a serial scan on fewer than %d", T, cpus, YARD_MIN,
+                 TIMING_MIN_CPUS);
+        return -1;
+    }
+    if (g_time.step < TIMING_ROUNDS) {
+        snprintf(why, len, "the judge could not time the threaded variant (%d of %d runs)",
+                 g_time.step, TIMING_ROUNDS);
+        return -1;
+    }
+    qsort(g_time.serial, TIMING_ROUNDS, sizeof(double), cmp_double);
+    qsort(g_time.yard, TIMING_ROUNDS, sizeof(double), cmp_double);
+    qsort(g_time.part, TIMING_ROUNDS, sizeof(double), cmp_double);
+    const double serial = g_time.serial[0];
+    const double yard = serial / g_time.yard[0];
+    const double part = serial / g_time.part[0];
+    if (getenv("GRADE_SHARE_DEBUG"))
+        fprintf(stderr, "share: T=%d serial %.2f ms, yardstick x%.2f, part x%.2f\n", T,
+                1e3 * serial, yard, part);
+    if (yard < YARD_MIN) {
+        snprintf(why, len, "not timed here: on %d threads the course's own scan ran only %.2fx "
+                 "as fast as one thread's serial scan (%.1f ms); the judge needs %.1fx (a "
+                 "machine with %d idle cores)", T, yard, 1e3 * serial, YARD_MIN, T);
+        return -1;
+    }
+    snprintf(why, len, "on %d threads the threaded variant ran %.2fx as fast as the judge's serial "
+             "scan (%.1f ms), the course's own scan %.2fx", T, part, 1e3 * serial, yard);
+    return part < PART_MIN;
+}
+
+/** Does case `c` match the plan's entry? */
+static int as_planned(const judge_case *c, size_t n, int pattern, int exclusive, int variant)
+{
+    return c->n == n && c->pattern == pattern && c->exclusive == exclusive &&
+           c->variant == variant;
+}
+
+static int judge_verdicts(const judge_case *log, int cases, char claims[][512], int claim_count,
+                          int child_status, const char *ended, int argc, char **argv)
+{
+    (void)child_status; /* `ended` says it */
+    const size_t big = big_n_asked();
+    const int T = omp_get_max_threads();
+    if (big) {
+        if (g_big_skip[0]) {
+            verdict("big: not run here: %s", g_big_skip);
+            return EXIT_OK;
+        }
+        const judge_case *c = cases == 1 ? &log[0] : NULL;
+        const int right = c && as_planned(c, big, JUDGE_VECTOR, 0, 1) && c->covered == big &&
+                          c->wrong == 0 && c->status == 0;
+        if (right)
+            verdict("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: right",
+                    big, T);
+        else if (c && c->wrong && c->covered == big)
+            verdict("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: "
+                    "WRONG: %zu of %zu elements wrong; the first at index %zu: expected %d, got "
+                    "%d", big, T, c->wrong, big, c->first_wrong, c->want, c->got);
+        else
+            verdict("big: n = %zu, variant threads, inclusive, in place, %d OpenMP threads: "
+                    "WRONG: the judge saw %s (%s)", big, T, c ? "an incomplete output or a scan "
+                    "that returned an error" : cases ? "more than one output" : "no output",
+                    ended);
+        return right ? EXIT_OK : EXIT_WRONG;
+    }
+    /* the plan: the battery (sizes, patterns, inclusive and exclusive, chapter 01's two
+       variants), then the work-sharing size in place, out of place, and four times it */
+    size_t limit = (size_t)-1;
+    for (int i = 1; i + 1 < argc; ++i)
+        if (strcmp(argv[i], "-n") == 0)
+            limit = (size_t)strtoull(argv[i + 1], NULL, 10);
+    size_t sizes[IN_PLACE_MAX_SIZES];
+    const int count = in_place_sizes((size_t)T, limit, sizes);
+    const size_t sharing = sharing_size((size_t)T, g_box->seed);
+    long passed = 0, failed = 0, out_passed = 0, out_failed = 0;
+    int at = 0;
+    for (int i = 0; i < count; ++i)
+        for (int p = 0; p < PATTERN_COUNT; ++p)
+            for (int e = 0; e <= 1; ++e)
+                for (int v = 0; v < 2; ++v)
+                    for (int in_place = 1; in_place >= 0; --in_place, ++at) {
+                        const judge_case *c = at < cases ? &log[at] : NULL;
+                        const int right = c && as_planned(c, sizes[i], p, e, v) &&
+                                          c->covered == c->n && c->wrong == 0 && c->status == 0;
+                        if (in_place)
+                            right ? ++passed : ++failed;
+                        else
+                            right ? ++out_passed : ++out_failed;
+                    }
+    const size_t share_n[3] = {sharing, sharing, 4 * sharing};
+    for (int k = 0; sharing && k < 3; ++k, ++at) {
+        const judge_case *c = at < cases ? &log[at] : NULL;
+        if (c && as_planned(c, share_n[k], PATTERN_RANDOM, 0, 1) && c->covered == c->n &&
+            c->wrong == 0 && c->status == 0)
+            ++passed;
+        else
+            ++failed;
+    }
+    if (cases > at)
+        failed += cases - at; /* cases the plan does not hold */
+    if (failed > 4)
+        printf("  (the judge found %ld cases wrong, missing or not planned; the first are above)\n",
+               failed);
+    if (g_time.wrong)
+        failed += g_time.wrong;
+    /* the work sharing: the program's own witnesses count only against it; the judge's timing */
+    const char *claim = claim_count == 1 ? claims[0] : NULL;
+    char why[400];
+    const int timed = T >= 2 ? timing_finding(why, sizeof why) : -1;
+    if (!claim) {
+        ++failed;
+        verdict("work sharing not checked: the program ended before its run was over (%s)",
+                ended);
+    } else if (T < 2) {
+        verdict("work sharing not checked: %d thread(s)", T);
+    } else if (strncmp(claim, "ONE THREAD: ", 12) == 0) {
+        verdict("ONE THREAD: %s", claim + 12);
+    } else if (timed == 1) {
+        verdict("ONE THREAD: %s (the judge's timing)", why);
+    } else if (strncmp(claim, "too little: ", 12) == 0) {
+        verdict("work sharing not checked: %s, on %d threads", claim + 12, T);
+    } else if (timed == 0) {
+        verdict("threads shared the work: %s", why);
+    } else {
+        verdict("threads shared the work: by the page witnesses (in the program's own process: a "
+                "part can fool them); %s", why);
+    }
+    if (!claim)
+        ++out_failed;
+    verdict("out of place %s: %ld passed, %ld failed", out_failed ? "FAILED" : "passed",
+            out_passed, out_failed);
     verdict("in place %s: %ld passed, %ld failed", failed ? "FAILED" : "passed", passed, failed);
-    return failed ? EXIT_WRONG : EXIT_OK;
+    return failed ? EXIT_WRONG : EXIT_OK; /* the in-place item's; the other is a verdict */
 }

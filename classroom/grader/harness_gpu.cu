@@ -107,12 +107,13 @@ static int in_place(const gpu_chapter *ch, const harness_request *rq)
         largest = sizes[i] > largest ? sizes[i] : largest;
     int32_t *in = (int32_t *)xmalloc(largest * sizeof(int32_t), "the input");
     int32_t *out = (int32_t *)xmalloc(largest * sizeof(int32_t), "the output");
-    int32_t *ref = (int32_t *)xmalloc(largest * sizeof(int32_t), "the reference");
     int32_t *d_buf = NULL;
     CUDA_CHECK(cudaMalloc((void **)&d_buf, (largest ? largest : 1) * sizeof(int32_t)));
-    long passed = 0, failed = 0;
     printf("in-place battery of %s: %d sizes up to %zu, 4 patterns, inclusive and exclusive, "
            "every variant\n", ch->prog.name, count, largest);
+    /* the plan the judge holds the run to (its sizes from the tile, as here) */
+    judge_claim("plan tile=%zu variants=%d repeats=%d", ch->tile, ch->prog.variant_count,
+                ch->repeats);
     for (int v = 0; v < ch->prog.variant_count; ++v) {
         scratch s = scratch_for(ch, v, largest);
         for (int i = 0; i < count; ++i) {
@@ -120,7 +121,6 @@ static int in_place(const gpu_chapter *ch, const harness_request *rq)
             for (int p = 0; p < PATTERN_COUNT; ++p) {
                 generate_input(in, n, (data_pattern)p, rq->seed);
                 for (int exclusive = 0; exclusive <= 1; ++exclusive) {
-                    scan_reference(in, ref, n, exclusive, ch->prog.segment);
                     for (int r = 0; r < ch->repeats; ++r) {
                         CUDA_CHECK(cudaMemcpy(d_buf, in, n * sizeof(int32_t),
                                               cudaMemcpyHostToDevice));
@@ -129,17 +129,12 @@ static int in_place(const gpu_chapter *ch, const harness_request *rq)
                         CUDA_CHECK_LAUNCH();
                         CUDA_CHECK(cudaMemcpy(out, d_buf, n * sizeof(int32_t),
                                               cudaMemcpyDeviceToHost));
-                        const verify_result res = verify_scan(ref, out, n);
-                        if (res.mismatches == 0) {
-                            ++passed;
-                            continue;
-                        }
-                        if (++failed <= 4) {
-                            printf("  FAIL in place: n=%zu pattern=%s variant=%s %s\n", n,
-                                   pattern_name((data_pattern)p), ch->prog.variants[v],
-                                   exclusive ? "exclusive" : "inclusive");
-                            verify_report(stdout, &res, ref, out, n);
-                        }
+                        /* to the judge, which prints what was wrong at the end */
+                        char what[160];
+                        snprintf(what, sizeof what, "in place: n=%zu pattern=%s variant=%s %s", n,
+                                 pattern_name((data_pattern)p), ch->prog.variants[v],
+                                 exclusive ? "exclusive" : "inclusive");
+                        judge_case_out(what, v, p, exclusive, out, n, 0, 0);
                     }
                 }
             }
@@ -149,83 +144,11 @@ static int in_place(const gpu_chapter *ch, const harness_request *rq)
     CUDA_CHECK(cudaFree(d_buf));
     free(in);
     free(out);
-    free(ref);
-    verdict("in place %s: %ld passed, %ld failed", failed ? "FAILED" : "passed", passed, failed);
-    return failed ? EXIT_WRONG : EXIT_OK;
+    return EXIT_OK; /* the judge's verdict decides */
 }
 
 /** Elements made, copied and checked at a time in the n > 2^31 case (64 MiB). */
 #define BIG_CHUNK ((size_t)1 << 24)
-
-/**
- * Check out[0..k) against the scan of the vector's elements first .. first + k, given the sum
- * of the elements before them (`*carry`, moved on past them): in parallel, in 64 pieces (each
- * piece's sum, their prefix, then each piece compared). Counts the wrong elements into
- * `*wrong` and keeps the smallest wrong index in `*first_wrong`.
- */
-static void check_chunk(uint64_t key, size_t first, size_t k, int exclusive, size_t segment,
-                        const int32_t *out, uint32_t *carry, size_t *wrong, size_t *first_wrong,
-                        int32_t *want, int32_t *got)
-{
-    enum { PIECES = 64 };
-    uint32_t sum[PIECES + 1] = {0};
-    const size_t piece = (k + PIECES - 1) / PIECES;
-    if (segment) {
-        /* a segmented scan (chapters 02 and 03): each piece starts from the sum of its segment's
-           elements before it (fewer than a segment), made again */
-#pragma omp parallel for schedule(static)
-        for (int p = 0; p < PIECES; ++p) {
-            const size_t at = first + (size_t)p * piece;
-            uint32_t s = 0;
-            for (size_t i = at - at % segment; i < at; ++i)
-                s += (uint32_t)grade_vector_at(key, i);
-            sum[p] = s;
-        }
-    } else {
-#pragma omp parallel for schedule(static)
-        for (int p = 0; p < PIECES; ++p) {
-            uint32_t s = 0;
-            for (size_t i = (size_t)p * piece; i < k && i < (size_t)(p + 1) * piece; ++i)
-                s += (uint32_t)grade_vector_at(key, first + i);
-            sum[p + 1] = s;
-        }
-        sum[0] = *carry;
-        for (int p = 0; p < PIECES; ++p)
-            sum[p + 1] += sum[p];
-    }
-    size_t bad = 0, at = (size_t)-1;
-#pragma omp parallel for schedule(static) reduction(+ : bad) reduction(min : at)
-    for (int p = 0; p < PIECES; ++p) {
-        uint32_t s = sum[p];
-        for (size_t i = (size_t)p * piece; i < k && i < (size_t)(p + 1) * piece; ++i) {
-            if (segment && (first + i) % segment == 0)
-                s = 0;
-            const uint32_t x = (uint32_t)grade_vector_at(key, first + i);
-            const int32_t expect = (int32_t)(exclusive ? s : s + x);
-            s += x;
-            if (out[i] != expect) {
-                ++bad;
-                at = i < at ? i : at;
-            }
-        }
-    }
-    if (bad && *wrong == 0) {
-        uint32_t s = sum[at / piece];
-        for (size_t i = at / piece * piece; i < at; ++i) {
-            if (segment && (first + i) % segment == 0)
-                s = 0;
-            s += (uint32_t)grade_vector_at(key, first + i);
-        }
-        if (segment && (first + at) % segment == 0)
-            s = 0;
-        const uint32_t x = (uint32_t)grade_vector_at(key, first + at);
-        *want = (int32_t)(exclusive ? s : s + x);
-        *got = out[at];
-        *first_wrong = first + at;
-    }
-    *wrong += bad;
-    *carry = sum[PIECES];
-}
 
 /** 1 if `name` is one of the comma-separated names of `list`. */
 static int in_list(const char *list, const char *name)
@@ -253,8 +176,8 @@ static int big_case(const gpu_chapter *ch, const harness_request *rq)
         const size_t scratch_bytes = ch->temp_bytes ? ch->temp_bytes(v, n) : 0;
         const double need = (double)n * sizeof(int32_t) + (double)scratch_bytes;
         if (!d_buf && need > 0.95 * (double)cuda_free_bytes()) {
-            verdict("big: not run here: n = %zu needs %.1f GiB of GPU memory, %.1f GiB free", n,
-                   need / (1 << 30), (double)cuda_free_bytes() / (1 << 30));
+            judge_claim("big: not run here: n = %zu needs %.1f GiB of GPU memory, %.1f GiB free",
+                        n, need / (1 << 30), (double)cuda_free_bytes() / (1 << 30));
             free(host);
             return EXIT_OK;
         }
@@ -274,25 +197,20 @@ static int big_case(const gpu_chapter *ch, const harness_request *rq)
         CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaDeviceSynchronize());
         CUDA_CHECK(cudaFree(s.d));
-        uint32_t carry = 0;
-        size_t wrong = 0, first_wrong = 0;
-        int32_t want = 0, got = 0;
+        /* the output, a chunk at a time, to the judge (verdict.h), which checks it as a stream */
+        judge_out_begin(ch->prog.variants[v], v, JUDGE_VECTOR, exclusive, n);
         for (size_t first = 0; first < n; first += BIG_CHUNK) {
             const size_t k = n - first < BIG_CHUNK ? n - first : BIG_CHUNK;
             CUDA_CHECK(cudaMemcpy(host, d_buf + first, k * sizeof(int32_t),
                                   cudaMemcpyDeviceToHost));
-            check_chunk(key, first, k, exclusive, ch->prog.segment, host, &carry, &wrong,
-                        &first_wrong, &want, &got);
+            judge_out_data(first, k, host);
         }
-        if (wrong) {
-            verdict("big: n = %zu, variant %s, %s, in place: WRONG: %zu of %zu elements wrong; "
-                    "the first at index %zu: expected %d, got %d", n, ch->prog.variants[v],
-                   exclusive ? "exclusive" : "inclusive", wrong, n, first_wrong, want, got);
+        const judge_result r = judge_out_end(0);
+        printf("big: n = %zu, variant %s, %s, in place: %zu elements wrong (the judge's verdict "
+               "follows)\n", n, ch->prog.variants[v], exclusive ? "exclusive" : "inclusive",
+               r.wrong);
+        if (!r.judged || r.wrong)
             status = EXIT_WRONG;
-        } else {
-            verdict("big: n = %zu, variant %s, %s, in place: right", n, ch->prog.variants[v],
-                   exclusive ? "exclusive" : "inclusive");
-        }
     }
     if (d_buf)
         CUDA_CHECK(cudaFree(d_buf));
@@ -375,16 +293,17 @@ static double time_launch(const timed *t, const int32_t *d_in, int32_t *d_out, s
     return m;
 }
 
-/** Run `t` once on a poisoned output and compare every element with `ref`: 1 if right. */
+/** Run `t` once on a poisoned output and show every element to the judge: 1 if right. */
 static int output_right(const timed *t, const int32_t *d_in, int32_t *d_out, int32_t *out,
-                        const int32_t *ref, size_t n)
+                        size_t n, const char *who)
 {
     CUDA_CHECK(cudaMemset(d_out, POISON_BYTE, n * sizeof(int32_t)));
     scratch_before_run(t->ch, t->v, &t->s);
     t->ch->scan(t->v, d_in, d_out, n, 0, t->s.d, t->s.bytes);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaMemcpy(out, d_out, n * sizeof(int32_t), cudaMemcpyDeviceToHost));
-    return verify_scan(ref, out, n).mismatches == 0;
+    const judge_result r = judge_case_out(who, t->v, PATTERN_RANDOM, 0, out, n, 0, 1);
+    return r.judged && r.wrong == 0;
 }
 
 /** `--speed`: R interleaved rounds of memcpy, student and reference, then a check of both. */
@@ -440,8 +359,9 @@ static int speed(const gpu_chapter *student, const gpu_chapter *reference,
     }
     unsigned long long wrong[2];
     CUDA_CHECK(cudaMemcpy(wrong, d_wrong, sizeof wrong, cudaMemcpyDeviceToHost));
-    const int right_s = wrong[0] == 0 && output_right(&t[0], d_in, d_out, out, ref, n);
-    const int right_r = wrong[1] == 0 && output_right(&t[1], d_in, d_out, out, ref, n);
+    const int right_s = output_right(&t[0], d_in, d_out, out, n, "speed/student") && wrong[0] == 0;
+    const int right_r = output_right(&t[1], d_in, d_out, out, n, "speed/reference") &&
+                        wrong[1] == 0;
     const long checked = (long)rq->rounds * (rq->warmup + rq->reps);
     double lo = copy[0], hi = copy[0];
     for (int r = 1; r < rq->rounds; ++r) {
@@ -449,10 +369,11 @@ static int speed(const gpu_chapter *student, const gpu_chapter *reference,
         hi = copy[r] > hi ? copy[r] : hi;
     }
     const double copy_median = median(copy, rq->rounds);
-    verdict("speed: n=%zu variant=%s rounds=%d reps=%d warmup=%d student_pct=%.2f "
-            "reference_pct=%.2f ratio=%.4f memcpy_us=%.2f memcpy_spread_pct=%.2f student_right=%d "
-            "reference_right=%d launches_checked=%ld student_wrong_blocks=%llu "
-            "reference_wrong_blocks=%llu",
+    /* the timings and the launch counts are this process's word; the judge adds whether the
+       outputs it checked were right (judge_verdicts()) */
+    judge_claim("speed: n=%zu variant=%s rounds=%d reps=%d warmup=%d student_pct=%.2f "
+            "reference_pct=%.2f ratio=%.4f memcpy_us=%.2f memcpy_spread_pct=%.2f claimed_right=%d,"
+            "%d launches_checked=%ld student_wrong_blocks=%llu reference_wrong_blocks=%llu",
            n, rq->variant, rq->rounds, rq->reps, rq->warmup, median(share_s, rq->rounds),
            median(share_r, rq->rounds), median(ratio, rq->rounds), copy_median * 1e3,
            100.0 * (hi - lo) / copy_median, right_s, right_r, checked, wrong[0], wrong[1]);
@@ -509,7 +430,7 @@ int main(int argc, char **argv)
     g_request.rounds = 7;
     g_request.reps = 20;
     g_request.warmup = 3;
-    g_request.seed = run_seed(CLI_DEFAULT_SEED);
+    g_request.seed = run_seed();
     int mode_given = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--in-place") == 0) {
@@ -542,4 +463,131 @@ int main(int argc, char **argv)
     char name[] = "run";
     char *args[] = {name, NULL};
     return student_main(1, args);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The judge (verdict.h): never initialises CUDA; checks what the child shows it, then says     */
+/* ------------------------------------------------------------------------------------------ */
+
+static void judge_before(judge_box *box, int argc, char **argv)
+{
+    (void)box;
+    (void)argc;
+    (void)argv;
+}
+
+static int judge_serve(judge_box *box, int argc, char **argv)
+{
+    (void)box;
+    (void)argc;
+    (void)argv;
+    return 0;
+}
+
+/** The value of option `name` in argv, or NULL. */
+static const char *judge_option(int argc, char **argv, const char *name)
+{
+    for (int i = 1; i + 1 < argc; ++i)
+        if (strcmp(argv[i], name) == 0)
+            return argv[i + 1];
+    return NULL;
+}
+
+static int judge_verdicts(const judge_case *log, int cases, char claims[][512], int claim_count,
+                          int child_status, const char *ended, int argc, char **argv)
+{
+    /* usage and CUDA trouble keep their exit status (docs/CONVENTIONS.md §4) */
+    const int trouble = WIFEXITED(child_status) && (WEXITSTATUS(child_status) == EXIT_USAGE ||
+                                                   WEXITSTATUS(child_status) == EXIT_CUDA)
+                            ? WEXITSTATUS(child_status) : 0;
+    const char *big = judge_option(argc, argv, "--big");
+    const char *speed = judge_option(argc, argv, "--speed");
+    if (big) {
+        const size_t n = (size_t)strtoull(big, NULL, 10);
+        for (int k = 0; k < claim_count; ++k)
+            if (strncmp(claims[k], "big: not run here: ", 19) == 0) {
+                verdict("%s", claims[k]); /* the program's word: the judge cannot ask the GPU */
+                return trouble ? trouble : EXIT_OK;
+            }
+        const char *list = judge_option(argc, argv, "--variant");
+        int asked = 0;
+        for (const char *p = list; p && *p; ++p)
+            asked += p == list || p[-1] == ',';
+        int status = EXIT_OK;
+        for (int k = 0; k < cases; ++k) {
+            const judge_case *c = &log[k];
+            const char *how = c->exclusive ? "exclusive" : "inclusive";
+            if (c->n == n && c->pattern == JUDGE_VECTOR && c->exclusive == k % 2 &&
+                judge_right(c)) {
+                verdict("big: n = %zu, variant %s, %s, in place: right", n, c->label, how);
+                continue;
+            }
+            status = EXIT_WRONG;
+            if (c->wrong && c->covered == c->n)
+                verdict("big: n = %zu, variant %s, %s, in place: WRONG: %zu of %zu elements "
+                        "wrong; the first at index %zu: expected %d, got %d", n, c->label, how,
+                        c->wrong, n, c->first_wrong, c->want, c->got);
+            else
+                verdict("big: n = %zu, variant %s, %s, in place: WRONG: the judge saw an "
+                        "incomplete output or one not asked for (%s)", n, c->label, how, ended);
+        }
+        if (!cases || (asked && cases != asked)) {
+            verdict("big: n = %zu: WRONG: the judge saw %d outputs, not the %d asked for (%s)", n,
+                    cases, asked ? asked : 1, ended);
+            status = EXIT_WRONG;
+        }
+        return trouble ? trouble : status;
+    }
+    if (speed) {
+        const char *claim = NULL;
+        for (int k = 0; k < claim_count; ++k)
+            if (strncmp(claims[k], "speed: ", 7) == 0)
+                claim = claim ? "" : claims[k];
+        if (!claim || !*claim || cases != 2)
+            return trouble ? trouble : EXIT_WRONG; /* no verdict: the grader scores none */
+        const char *said = strstr(claim, " claimed_right=");
+        int cs = 0, cr = 0;
+        if (said)
+            sscanf(said, " claimed_right=%d,%d", &cs, &cr);
+        const size_t n = (size_t)strtoull(claim + 9, NULL, 10); /* "speed: n=" */
+        const int right_s = cs == 1 && log[0].n == n && log[0].pattern == PATTERN_RANDOM &&
+                            strcmp(log[0].label, "speed/student") == 0 && judge_right(&log[0]);
+        const int right_r = cr == 1 && log[1].n == n && log[1].pattern == PATTERN_RANDOM &&
+                            strcmp(log[1].label, "speed/reference") == 0 && judge_right(&log[1]);
+        char text[512];
+        snprintf(text, sizeof text, "%.*s%s", said ? (int)(said - claim) : (int)strlen(claim),
+                 claim, said ? strchr(said + 1, ' ') ? strchr(said + 1, ' ') : "" : "");
+        verdict("%s student_right=%d reference_right=%d", text, right_s, right_r);
+        return trouble ? trouble : right_s && right_r ? EXIT_OK : EXIT_WRONG;
+    }
+    /* --in-place: the plan the program announced (its tile, variants and repeats: its word),
+       every case of it, in order, checked against the judge's own reference */
+    size_t tile = 0;
+    int variants = 0, repeats = 0;
+    for (int k = 0; k < claim_count; ++k)
+        sscanf(claims[k], "plan tile=%zu variants=%d repeats=%d", &tile, &variants, &repeats);
+    const char *lim = judge_option(argc, argv, "-n");
+    const size_t limit = lim ? (size_t)strtoull(lim, NULL, 10) : (size_t)-1;
+    size_t sizes[IN_PLACE_MAX_SIZES];
+    const int count = in_place_sizes(tile, limit, sizes);
+    long passed = 0, failed = 0;
+    int at = 0;
+    if (variants < 1 || variants > 64 || repeats < 1 || repeats > 100)
+        failed = 1;
+    for (int v = 0; !failed && v < variants; ++v)
+        for (int i = 0; i < count; ++i)
+            for (int p = 0; p < PATTERN_COUNT; ++p)
+                for (int e = 0; e <= 1; ++e)
+                    for (int r = 0; r < repeats; ++r, ++at) {
+                        const judge_case *c = at < cases ? &log[at] : NULL;
+                        if (c && c->n == sizes[i] && c->pattern == p && c->exclusive == e &&
+                            c->variant == v && judge_right(c))
+                            ++passed;
+                        else
+                            ++failed;
+                    }
+    if (cases > at)
+        failed += cases - at;
+    verdict("in place %s: %ld passed, %ld failed", failed ? "FAILED" : "passed", passed, failed);
+    return trouble ? trouble : failed ? EXIT_WRONG : EXIT_OK;
 }

@@ -30,7 +30,8 @@ The quick tier:
     vectors whole. (--all: the stub is "not written": no
     build points, no honesty failure.)
  7. running students' code (fake harnesses, no build): only the harness's lines with the run's
-    token count, wherever they start; a missing, repeated or non-finite verdict fails (in
+    token count, wherever they start; the judge (judge_cases.py: chapter 01's harness with the
+    second gaming review's parts) believes no verdict a part forges from inside its process; a missing, repeated or non-finite verdict fails (in
     place, work sharing, speed); GRADE_SEED reaches no student program and each harness run
     gets a seed of its own; a run's leftover processes are killed and it cannot write another
     student's folder; a flood of output is stopped and kept in part; a compiler that waits is
@@ -971,6 +972,8 @@ def main(argv):
         section("the grader, a class of eight")
         sys.path.insert(0, kit.KIT)
         verdicts_and_seed(tmp)
+        import judge_cases  # noqa: E402
+        judge_cases.main(kit, tmp, check)
         sandbox_and_output(tmp)
         section("running students' code")
         if full:
