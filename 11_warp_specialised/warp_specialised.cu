@@ -10,7 +10,7 @@
  * only 13 tiles fit an SM. Here a few persistent blocks per SM (BLOCKS_PER_SM, 2) each run a
  * pipeline of warps, each warp with one job:
  *  - a *producer* (one thread) draws tile ids from a counter and copies each tile into one of
- *    RING_STAGES shared-memory *stages* with one `cp.async.bulk` (the copy engine, "TMA");
+ *    RING_STAGES shared-memory *stages* with one `cp.async.bulk` (run by the SM's TMA unit);
  *  - a *reducer* warp sums every tile the moment it lands and publishes its aggregate, so no
  *    aggregate ever waits for anything but its own bytes;
  *  - a *prefix* warp keeps the block's running prefix and, for each of its tiles, adds the
@@ -126,14 +126,29 @@
 #define CONSUMER_GROUPS 2
 #endif
 #ifndef BLOCKS_PER_SM
-/** Persistent blocks per SM, each with its own ring; also the second argument of the kernel's
-    `__launch_bounds__`, so that ptxas leaves registers for that many blocks. Two blocks of
-    PIPELINE_THREADS (352 with 2 groups) fit an SM of compute capability 9.0: 65536 / (2 · 352)
-    = 93 registers per thread at most (ptxas's report for sm_90 is in the notes), and 2 · (64 KB
-    of ring + the static pipeline_shared + 1 KB the driver reserves) of its 228 KB. pipeline_here()
-    asks the occupancy API how many fit, and launches no more. */
+/** Persistent blocks per SM, each with its own ring. pipeline_here() asks the occupancy API how
+    many fit, and launches no more. Two blocks of PIPELINE_THREADS (352 with 2 groups) fit an SM
+    of compute capability 9.0: 2 · (64 KB of ring + the static pipeline_shared + 1 KB the driver
+    reserves) of its 228 KB, and registers for both (PIPELINE_MIN_BLOCKS below). */
 #define BLOCKS_PER_SM 2
 #endif
+/** Bytes of shared memory per SM (CUDA C++ Programming Guide, technical specifications per
+    compute capability): 100 KB on 12.x (consumer Blackwell), 228 KB on 9.0 and 10.0. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
+#define SM_SHARED_BYTES (100 * 1024)
+#else
+#define SM_SHARED_BYTES (228 * 1024)
+#endif
+/** Blocks whose rings fit one SM's shared memory: a ring, and 2 KB for pipeline_shared and the
+    1 KB the driver reserves per block. */
+#define PIPELINE_FITS_SM ((int)(SM_SHARED_BYTES / (RING_BYTES + 2048)))
+/** The second argument of the kernel's `__launch_bounds__`: PIPELINE_FITS_SM, at most
+    BLOCKS_PER_SM (and at least 1). ptxas then caps each thread at 65536 / (PIPELINE_MIN_BLOCKS · 352) registers,
+    rounded down to a multiple of 8, as for chapter 08's MIN_BLOCKS_PER_SM: 88 for two blocks
+    (sm_90, 10.0), so registers never turn away a block that fits; on 12.x only one 64 KB ring
+    fits, and a cap for two would only cost spills. */
+#define PIPELINE_MIN_BLOCKS                                                                    \
+    (PIPELINE_FITS_SM < 1 ? 1 : PIPELINE_FITS_SM < BLOCKS_PER_SM ? PIPELINE_FITS_SM : BLOCKS_PER_SM)
 #ifndef SLOTS
 /** Slots that hand a tile's aggregate to the prefix warp and its prefix to a group. */
 #define SLOTS 16
@@ -162,8 +177,9 @@
 #ifndef CROSSOVER_ITEMS
 /** The `crossover` variant runs chapter 08's kernel below this n, the pipeline from it on.
     Measured on the H200 on 2026-12-03 (docs/experiments/runs_2026-12-03/11_chapter_h200_run1,
-    summary.txt): 2^26 is the smallest n from which the pipeline beat chapter 08's kernel in all
-    three rounds at every larger size (time ratios 0.98-1.00 at 2^26; 1.01-1.02 at 2^25). That
+    summary.txt): 2^26 is the smallest n from which the pipeline was not slower than chapter 08's
+    kernel in any of three rounds at any larger size (time ratios, pipeline / chapter 08,
+    0.98-1.00 at 2^26; 1.01-1.02, slower, at 2^25). That
     was the old configuration (1 block per SM, 8 stages, 4 groups); the next run of
     docs/experiments/11_chapter_h200.sh measures it again for this one. */
 #define CROSSOVER_ITEMS ((size_t)1 << 26)
@@ -195,9 +211,11 @@
 #endif
 /** Arrivals that free a stage: every thread of the group that copies it out (128) and every
     thread of the reducer (32). Each thread arrives for its own reads, after its own proxy fence:
-    an arrival releases only the arriving thread's accesses, and one lane arriving for its warp
-    after `__syncwarp()` would rest on `bar.warp.sync`, which the memory model does not list
-    among the synchronizing operations (11_design.md §3.3). */
+    an arrival releases only the arriving thread's accesses. One lane arriving for its warp after
+    `__syncwarp()` would rest on `__syncwarp()`'s ordering, which the CUDA C++ Programming Guide
+    gives ("guarantees memory ordering among threads participating in the barrier") but the PTX
+    memory model does not list `bar.warp.sync` among its synchronizing operations: not resting on
+    it is our conservative choice (11_design.md §3.3). */
 #define EMPTY_ARRIVALS (GROUP_THREADS + WARP_THREADS)
 /** tile_of[] and slot_tile[] when the producer has drawn past the last tile: no more work. */
 #define NO_TILE 0xffffffffu
@@ -772,9 +790,13 @@ __device__ __forceinline__ void fence_mbarrier_init(void)
     asm volatile("fence.mbarrier_init.release.cluster;" : : : "memory");
 }
 
-/** `fence.proxy.async.shared::cta` (PTX ISA "membar/fence", and §9.7.9.25.2 "Async proxy"): this
+/** `fence.proxy.async.shared::cta` (PTX ISA "membar/fence", and §9.7.9.25.2 "Async proxy":
+    "Accessing the same memory location across multiple proxies needs a cross-proxy fence"): this
     thread's shared-memory accesses through the generic proxy (plain loads and stores) are ordered
-    with its later ones through the async proxy (the copy engine's). */
+    with its later ones through the async proxy (the TMA unit's). The pipeline's readers fence
+    before their release on `empty`, and the async-proxy write comes from another thread, the
+    producer, after its acquire: that the fence orders the reads before that write is our reading,
+    not a sentence of the manual (11_design.md §3.5, hand-off 7). */
 __device__ __forceinline__ void fence_proxy_async_shared(void)
 {
 #ifndef GAP_NO_PROXY_FENCE
@@ -817,7 +839,7 @@ __device__ __forceinline__ int mbarrier_try_wait_parity(uint64_t *bar, unsigned 
 }
 
 /** `cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes` (PTX ISA §9.7.9.25.4.1): the
-    copy engine copies `bytes` (a multiple of 16, both addresses 16-byte aligned) from global to
+    SM's TMA unit copies `bytes` (a multiple of 16, both addresses 16-byte aligned) from global to
     shared memory, then performs a complete-tx of `bytes` on `bar`. The copy is a weak access
     through the async proxy; its complete-tx has release semantics, and its completion is
     followed by an implicit generic-async proxy fence (§9.7.9.25.2), so a thread that acquires
@@ -884,10 +906,11 @@ __device__ __forceinline__ int out_of_time(unsigned *spins, unsigned long long *
  *        the host's report (stall_report), then stops the kernel (exit 3).
  *
  * A correct pipeline never gets here. The report's words are written before a system-scope
- * fence, and `written` after it, so the host never reads a report that is half written; the
- * fence, before the trap, is also what we count on for the words to reach host memory before
- * the trap ends the kernel (on the H200, every plant of tests/plant_bugs.sh that stalls the
- * pipeline ended with its line: docs/experiments/runs_2026-12-03/11_chapter_h200_run3). A
+ * fence, and `written` after it, so the host never reads a report that is half written. The
+ * fence orders the words; nothing promises that they reach host memory before the trap ends the
+ * kernel. That they do is an observation, not a guarantee: on the H200, every plant of
+ * tests/plant_bugs.sh that stalls the pipeline ended with its line
+ * (docs/experiments/runs_2026-12-03/11_chapter_h200_run3). A
  * waiter that finds the report taken gives its writer a millisecond, then traps too: whichever
  * trap comes first ends the kernel. No `printf`, and only integers to store.
  * \param since       when the wait began (ns of %globaltimer)
@@ -1016,7 +1039,12 @@ __device__ __forceinline__ uint32_t look_ahead(const unsigned long long *descrip
  *
  * Each warp instruction reads 512 consecutive bytes (32 lanes × 16), so no bank conflicts. The
  * ragged last tile: the bulk copy moved only whole 16-byte pieces, so the last 0–3 elements are
- * read from global memory (complete_ragged_tile() says why).
+ * read from global memory (complete_ragged_tile() says why), by lane 0 alone. In place
+ * (`out == in`), a group thread later stores those elements, and what orders the reads before
+ * the store is the chain that starts at lane 0's release on `aggregate_ready` (the aggregate ->
+ * the prefix warp -> `prefix_ready` -> the group): it carries lane 0's accesses only, so a read
+ * by another lane would be ordered before the store by nothing (a shuffle is not a memory
+ * operation).
  * \param stage      the tile in shared memory
  * \param in         the input (for the ragged tile's last elements)
  * \param n          element count
@@ -1038,8 +1066,13 @@ __device__ __forceinline__ uint32_t reduce_stage(const uint4 *stage, const int32
     } else {
         const size_t copied = tile_first + ((n - tile_first) & ~(size_t)3);
         const uint32_t *element = (const uint32_t *)stage;
-        for (size_t e = tile_first + lane; e < n; e += WARP_THREADS)
-            sum += e < copied ? element[e - tile_first] : (uint32_t)in[e];
+        for (size_t e = tile_first + lane; e < copied; e += WARP_THREADS)
+            sum += element[e - tile_first];
+        if (lane == 0) /* lane 0 alone reads the last 0–3 elements: see above */
+#pragma unroll
+            for (int c = 0; c < 3; ++c)
+                if (copied + c < n)
+                    sum += (uint32_t)in[copied + c];
     }
     return warp_reduce(sum);
 }
@@ -1067,9 +1100,9 @@ __device__ __forceinline__ void copy_stage_to_registers(const uint4 *stage, unsi
  *
  * `cp.async.bulk` copies multiples of 16 bytes, so the producer copies the tile's bytes rounded
  * down to 16, and the last 0–3 elements are read here by the thread that owns them. So nothing
- * but the copy engine writes a stage: a warp's plain stores followed by one lane's arrive would
- * be ordered only by `__syncwarp`, which is not a synchronizing operation of the memory model
- * (11_design.md §0, item 3).
+ * but the TMA unit writes a stage: a warp's plain stores followed by one lane's arrive would be
+ * ordered only by `__syncwarp`, on which we choose not to rest (EMPTY_ARRIVALS says why;
+ * 11_design.md §0, item 3).
  * \param q          this thread's vectors (updated)
  * \param in         the input
  * \param n          element count
@@ -1184,7 +1217,7 @@ static_assert(sizeof(pipeline_shared) <= 1024, "PIPELINE_DYNAMIC_BYTES leaves 10
  * \brief Initialise every barrier (one thread, before the block's only `__syncthreads()`).
  *
  * Both fences follow the initialisation, as CUDA's TMA example and CUTLASS's
- * `PipelineTmaAsync` do (11_design.md §0, item 4), so that the copy engine never sees a barrier
+ * `PipelineTmaAsync` do (11_design.md §0, item 4), so that the TMA unit never sees a barrier
  * that is not initialised.
  * \param sh the block's shared state
  */
@@ -1247,9 +1280,10 @@ __device__ __forceinline__ void produce_tiles(const int32_t *in, size_t n, unsig
     for (unsigned k = 0;; ++k) {
         const unsigned s = k % RING_STAGES;
         /* the first pass finds every stage free; later, wait until the stage's readers of
-           position k − RING_STAGES have all arrived. Their arrivals are releases, and each
-           reader's proxy fence came before its arrival, so its reads of the stage are ordered
-           before the copy below writes it (11_design.md §3.5, hand-off 7) */
+           position k − RING_STAGES have all arrived. Their arrivals are releases, and each reader
+           fenced (fence.proxy.async) before its arrival. That this orders its reads of the stage
+           before the copy below, an async-proxy write issued by this thread, is our reading of
+           the PTX ISA, not a sentence of it (11_design.md §3.5, hand-off 7) */
         if (k >= RING_STAGES)
             wait_phase(&sh->empty[s], (k / RING_STAGES - 1) & 1u, WAIT_EMPTY, s);
         const unsigned tile = atomicAdd(counter, 1u);
@@ -1262,11 +1296,14 @@ __device__ __forceinline__ void produce_tiles(const int32_t *in, size_t n, unsig
         const size_t count = n - first < TILE_ITEMS ? n - first : TILE_ITEMS;
         const unsigned bytes = (unsigned)(count * 4) & ~15u;
         if (bytes) {
-            /* the arrival first, then the copy: the phase completes only when both the arrival
-               and the copy's complete-tx of `bytes` have happened, and the complete-tx releases
-               the bytes (bulk_copy_to_shared()) */
-            mbarrier_arrive_expect_tx(&sh->full[s], bytes);
+            /* the copy first, then the arrival (11_design.md §3.5, hand-off 2; CCCL's order): an
+               `.acquire` wait that sees the phase complete sees every bulk copy on the barrier
+               "requested prior, in program order, to mbarrier.arrive having release semantics"
+               (PTX ISA, mbarrier.test_wait/try_wait, item 3 of its ordering list), which this
+               arrival is. A copy that lands before the arrival drives the tx-count below 0, which
+               the mbarrier allows; the phase stays open until this arrival adds `bytes` back */
             bulk_copy_to_shared(stages + (size_t)s * TILE_BYTES, in + first, bytes, &sh->full[s]);
+            mbarrier_arrive_expect_tx(&sh->full[s], bytes);
         } else {
             mbarrier_arrive(&sh->full[s]); /* fewer than 4 elements: all read from global */
         }
@@ -1355,9 +1392,9 @@ __device__ __forceinline__ void find_prefixes(const unsigned long long *descript
            order, and no other lane's. Were every lane to read, as the first version did, lanes
            1-31's reads would be ordered before the rewrite by nothing (racecheck's 8 hazards on
            the 3-block build, docs/experiments/11_warp_specialised.md). `__syncwarp()` before the
-           arrive would rest on bar.warp.sync, whose instruction text promises memory ordering
-           among the lanes but which the memory model does not list as synchronizing (PTX ISA
-           §8.9.4; 11_design.md §3.3); the shuffle needs neither. */
+           arrive would rest on bar.warp.sync, which the CUDA guide says orders memory among the
+           lanes but the memory model does not list as synchronizing (PTX ISA §8.9.4): not resting
+           on it is our conservative choice (EMPTY_ARRIVALS); the shuffle needs neither. */
         unsigned tile = 0;
         uint32_t aggregate = 0;
 #ifdef GAP_SLOT_ALL_LANES /* the racy first version, for docs/experiments/11_gap_h200.sh only */
@@ -1392,7 +1429,8 @@ __device__ __forceinline__ void find_prefixes(const unsigned long long *descript
  * refills the freed stages. The group's 4 warps meet at their own named barrier, twice per tile.
  * \param in        input (the ragged tile's last elements)
  * \param out       output, 16-byte aligned (may be `in`: a tile is stored only after its bytes
- *                  landed, and after the reducer read its ragged end: the prefix comes after it)
+ *                  landed, and after the reducer's lane 0 read its ragged end, since the prefix
+ *                  comes after it: reduce_stage())
  * \param n         element count
  * \param exclusive 1 for exclusive, 0 for inclusive
  * \param sh        the block's shared state
@@ -1463,7 +1501,7 @@ __device__ __forceinline__ void scan_tiles(const int32_t *in, int32_t *out, size
  *      starts drew nothing, so no one waits for it).
  * \warning Two launches that share counter and descriptors must not run at the same time.
  */
-__global__ void __launch_bounds__(PIPELINE_THREADS, BLOCKS_PER_SM)
+__global__ void __launch_bounds__(PIPELINE_THREADS, PIPELINE_MIN_BLOCKS)
     warp_specialised_kernel(const int32_t *in, int32_t *out, size_t n, int exclusive,
                             unsigned *counter, unsigned long long *descriptors)
 {

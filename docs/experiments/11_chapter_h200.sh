@@ -33,8 +33,8 @@
 #     11_ablation_h200.sh runs it: occupancy, DRAM, L2, warp stalls);
 #  4. the summary (the tables by docs/experiments/11_chapter_tables.py).
 # Steps that would run past the budget are skipped and say so. The prototype's sanitizer runs:
-# none (docs/experiments/11_scan_proto.md, "Not yet run"); whether racecheck and synccheck model
-# the copy engine's writes and the mbarriers is what step 2 finds out.
+# none (docs/experiments/11_scan_proto.md, "Not yet run"). Racecheck models the TMA unit's writes
+# (run 4: its logs of the *_released_early_11 plants report races with bulk_copy_to_shared).
 set -u
 OUT=${OUT:-/tmp/11_chapter_h200}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 2
