@@ -20,10 +20,10 @@
  *  - the look-back then goes on from the tile before the blocking one.
  * No block ever waits for another without bound, so the scan ends whatever order the blocks are
  * run in. The owner's own two publications (aggregate, then prefix) are chapter 07's plain
- * stores. In place (`out == in`) a fallback may read a tile that its owner is overwriting; the
- * fallback then checks the descriptor again behind a fence, and the owner stores behind a fence
+ * stores. In place (`out == in`) a fallback may read a tile that its owner is overwriting; then
+ * the fallback checks the descriptor again behind a fence, and the owner stores behind a fence
  * (store_tile_released()): the notes argue it from the PTX memory model (paper §6.1 says its
- * WebGPU version cannot scan in place; CUDA has the fence it lacks).
+ * WebGPU version cannot scan in place without a memory barrier; PTX has the fence).
  *
  * The variants: `decoupled-fallback` (the chapter), `fallback-1pct`, `fallback-50pct` and
  * `fallback-100pct` (the fallback forced on that share of look-backs, for its cost: paper §5.4
@@ -492,25 +492,26 @@ __device__ uint4 load_vector_relaxed(const uint4 *at)
  *
  * One warp, not the block: each lane issues its 8 loads of 128 bits before it adds anything, so
  * the time is about one trip to memory whatever the number of lanes, and the other warps, which
- * wait at the barrier after the look-back, need no part in it. The input is read with strong
- * loads and then the descriptor once more, behind a fence: in place, the owner may be storing
- * its results over its input, but only after it published its prefix, behind a fence of its own
- * (store_tile_released()). A lane that read any of those results therefore finds the prefix in
- * its second look (the notes give the argument), and the warp takes the prefix instead of its
- * sum. Otherwise every lane read the input, the sum is the tile's aggregate, and the atomic max
- * publishes it: a `TILE_PREFIX` for tile 0, whose aggregate is its inclusive prefix. If the
- * max finds a prefix (the owner was only late), the look-back takes that instead. The counters
- * count fallbacks, and fallbacks whose publication found the descriptor still `TILE_INVALID`.
+ * wait at the barrier after the look-back, need no part in it. The sum is the tile's aggregate,
+ * and the atomic max publishes it: a `TILE_PREFIX` for tile 0, whose aggregate is its inclusive
+ * prefix. If the max finds a prefix (the owner was only late), the look-back takes that instead.
+ * In place, the owner may be storing its results over the input we read, but only after it
+ * published its prefix, behind a fence of its own (store_tile_released()). So the input is read
+ * with strong loads, and in place the descriptor is read once more behind a fence: a lane that
+ * read any of the owner's results finds the prefix there (the notes give the argument), and the
+ * warp takes the prefix instead of a sum that may mix input and results. The counters count
+ * fallbacks, and fallbacks whose publication found the descriptor still `TILE_INVALID`.
  * \param descriptors one word per tile
  * \param counters    the scratch's counters (COUNTER_FALLBACKS, COUNTER_INSERTIONS)
  * \param in          input; the blocking tile is whole
  * \param blocking    the blocking tile's id
+ * \param in_place    1 if the output is the input
  * \return a `TILE_PREFIX` word (the look-back stops there) or a `TILE_AGGREGATE` word, in every
  *         lane
  * \pre One full warp calls it; `blocking` is not the last tile.
  */
 __device__ unsigned long long fall_back(unsigned long long *descriptors, unsigned *counters,
-                                        const int32_t *in, unsigned blocking)
+                                        const int32_t *in, unsigned blocking, int in_place)
 {
     /* [student part: fall-back; explained in 12_decoupled_fallback/README.md, "The idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
@@ -523,13 +524,15 @@ __device__ unsigned long long fall_back(unsigned long long *descriptors, unsigne
     uint32_t sum = 0;
     for (int v = 0; v < TILE_ITEMS / 4 / WARP_THREADS; ++v)
         sum += q[v].x + q[v].y + q[v].z + q[v].w;
-    /* the acquire pattern of each lane's loads: a lane whose loads saw the owner's results sees
-       the owner's prefix in the load below (notes, "In place") */
-    fence_acq_rel_gpu();
-    const unsigned long long again = load_descriptor(&descriptors[blocking]);
-    const unsigned owner_done = __ballot_sync(FULL_MASK, (unsigned)(again >> 32) == TILE_PREFIX);
-    if (owner_done) /* the owner's prefix: our sum may hold some of its results */
-        return __shfl_sync(FULL_MASK, again, __ffs(owner_done) - 1);
+    if (in_place) {
+        /* the acquire pattern of each lane's loads: a lane whose loads saw the owner's results
+           sees the owner's prefix in the load below (notes, "In place") */
+        fence_acq_rel_gpu();
+        const unsigned long long again = load_descriptor(&descriptors[blocking]);
+        const unsigned done = __ballot_sync(FULL_MASK, (unsigned)(again >> 32) == TILE_PREFIX);
+        if (done) /* the owner's prefix: our sum may hold some of its results */
+            return __shfl_sync(FULL_MASK, again, __ffs(done) - 1);
+    }
     sum = warp_reduce(sum);
     const unsigned long long ours =
         pack_descriptor(blocking == 0 ? TILE_PREFIX : TILE_AGGREGATE, sum);
@@ -563,12 +566,13 @@ __device__ unsigned long long fall_back(unsigned long long *descriptors, unsigne
  * \param aggregate   this tile's aggregate
  * \param poll_budget reads of a window before a fallback (at least 1)
  * \param forced      1: fall back on tile − 1 at once, whatever its state
+ * \param in_place    1 if the output is the input (see fall_back())
  * \return the tile's exclusive prefix (in every lane)
  * \pre One full warp calls it, after this tile's aggregate is published.
  */
 __device__ uint32_t look_back_with_fallback(unsigned long long *descriptors, unsigned *counters,
                                             const int32_t *in, unsigned tile, uint32_t aggregate,
-                                            unsigned poll_budget, int forced)
+                                            unsigned poll_budget, int forced, int in_place)
 {
     /* [student part: look-back-with-fallback; explained in 12_decoupled_fallback/README.md, "The idea"] */
     const int lane = threadIdx.x % WARP_THREADS;
@@ -577,7 +581,7 @@ __device__ uint32_t look_back_with_fallback(unsigned long long *descriptors, uns
     uint32_t exclusive_prefix = 0;
     long long window_last = (long long)tile - 1;
     if (forced) {
-        const unsigned long long word = fall_back(descriptors, counters, in, tile - 1);
+        const unsigned long long word = fall_back(descriptors, counters, in, tile - 1, in_place);
         exclusive_prefix = (uint32_t)word;
         window_last = (unsigned)(word >> 32) == TILE_PREFIX ? -1 : (long long)tile - 2;
     }
@@ -608,7 +612,8 @@ __device__ uint32_t look_back_with_fallback(unsigned long long *descriptors, uns
         const int blocking_lane = __ffs(invalid) - 1;
         exclusive_prefix += warp_reduce(lane < blocking_lane ? (uint32_t)word : 0u);
         const long long blocking = window_last - blocking_lane;
-        const unsigned long long found = fall_back(descriptors, counters, in, (unsigned)blocking);
+        const unsigned long long found =
+            fall_back(descriptors, counters, in, (unsigned)blocking, in_place);
         exclusive_prefix += (uint32_t)found;
         if ((unsigned)(found >> 32) == TILE_PREFIX)
             break;
@@ -724,6 +729,7 @@ __global__ void fallback_scan_kernel(const int32_t *in, int32_t *out, size_t n,
     __syncthreads(); /* tile_id is written */
     const size_t tile_first = (size_t)tile_id * TILE_ITEMS;
 
+    const int in_place = (const int32_t *)out == in;
     uint32_t item[ITEMS_PER_THREAD], aggregate;
     load_tile(in, n, tile_first, item);
     const uint32_t thread_prefix = block_scan_tile(item, &aggregate);
@@ -736,13 +742,13 @@ __global__ void fallback_scan_kernel(const int32_t *in, int32_t *out, size_t n,
             rules.poll_budget
                 ? look_back_with_fallback(descriptors, counters, in, tile_id, aggregate,
                                           rules.poll_budget,
-                                          forced_fallback(rules.forced_pct, tile_id))
+                                          forced_fallback(rules.forced_pct, tile_id), in_place)
                 : look_back(descriptors, tile_id, aggregate);
         if (threadIdx.x == 0)
             tile_exclusive_prefix = prefix;
     }
     __syncthreads(); /* tile_exclusive_prefix is written; the prefix is published */
-    if ((const int32_t *)out == in)
+    if (in_place)
         store_tile_released(out, n, tile_first, item, tile_exclusive_prefix + thread_prefix,
                             exclusive);
     else
