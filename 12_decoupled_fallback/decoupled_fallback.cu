@@ -900,6 +900,9 @@ static int starve_mode(const void *ctx, const scan_options *opt, const int32_t *
     (void)ctx;  /* one mode, no data of its own */
     (void)file; /* a mode given alone: --input is refused with it */
     (void)file_words;
+    if (opt->variant == VARIANT_CUB)
+        cli_fail(EXIT_USAGE, "--starve holds back blocks of this chapter's kernel; CUB's cannot be "
+                 "held: give another --variant, or none");
     const size_t defaults[] = {3 * TILE_ITEMS + 5, ((size_t)1 << 20) + 3, (size_t)1 << 24};
     const size_t *sizes = opt->n_given ? &opt->n : defaults;
     const int count = opt->n_given ? 1 : (int)(sizeof defaults / sizeof defaults[0]);
