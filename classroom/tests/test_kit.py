@@ -959,17 +959,22 @@ def main(argv):
         course = handouts(tmp)
         copy, week1 = starters(tmp)
         section("hand-outs and starters")
-        status, out = run([sys.executable, os.path.join(HERE, "gate_corpus.py")] +
-                          ([] if full else ["--quick"]))
-        check("the honesty gate's corpus: every honest part passes, every cheat is refused",
-              status == 0, "\n".join(l for l in out.splitlines() if not l.startswith("ok"))[-2000:])
-        print("     " + out.strip().splitlines()[-1])
-        section("the gate's corpus")
+        # the gate's corpus (compilers only: its own folders) beside the grader's checks, so
+        # that its compiles and the grader's fill both cores
+        corpus = subprocess.Popen([sys.executable, os.path.join(HERE, "gate_corpus.py")] +
+                                  ([] if full else ["--quick"]), cwd=ROOT, text=True,
+                                  errors="replace", stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT)
         excerpts()
         lines_and_diagnostics(tmp)
         hidden_stays_hidden(tmp)
         reports_and_class(tmp, course)
-        section("the grader, a class of eight")
+        out = corpus.communicate()[0]
+        check("the honesty gate's corpus: every honest part passes, every cheat is refused",
+              corpus.returncode == 0,
+              "\n".join(l for l in out.splitlines() if not l.startswith("ok"))[-2000:])
+        print("     " + (out.strip().splitlines() or ["(the gate's corpus printed nothing)"])[-1])
+        section("the grader, a class of eight, and the gate's corpus beside it")
         sys.path.insert(0, kit.KIT)
         verdicts_and_seed(tmp)
         import judge_cases  # noqa: E402
