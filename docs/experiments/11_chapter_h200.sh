@@ -86,10 +86,7 @@ say "built ./$RUN, $GRID3 and $OLD"
 # ---- 2. correctness, side by side ---------------------------------------------------------------
 say "2. self-test, plants, stress, files, sanitizers (side by side)"
 (timeout 300 ./$RUN --self-test >"$OUT/self_test.txt" 2>&1; echo "exit $?" >>"$OUT/self_test.txt") &
-mkdir -p "$OUT/plants"
-for k in 1 2 3; do
-  (PLANT_SHARD=$k/3 SM=90 timeout 300 tests/plant_bugs.sh "$OUT/plants" '_11$' >"$OUT/plants_$k.txt" 2>&1) &
-done
+docs/experiments/h200_plants.sh "$OUT" '_11$' 3 300 & # $OUT/plants_K.txt, binaries in $OUT/plants
 (timeout 200 ./$RUN --stress 1000 >"$OUT/stress.txt" 2>&1; echo "exit $?" >>"$OUT/stress.txt") &
 (timeout 150 "$GRID3" --stress 200 --variant warp-specialised >"$OUT/stress_grid3.txt" 2>&1
  echo "exit $?" >>"$OUT/stress_grid3.txt") &
