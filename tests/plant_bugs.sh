@@ -15,6 +15,11 @@
 # The chapters are not touched; the copies, build logs and tool logs go to OUTDIR. When a
 # chapter's code changes so that a pattern no longer matches, the line says so.
 set -u
+case ${1:-} in # the comment above is the help; each plant is a `mutate NAME FILE ...` line below
+  -h | --help) sed -n '2,/^set -u$/p' "$0" | sed '$d; s/^# \{0,1\}//'; echo "plants:"
+    sed -n 's/^mutate \([a-z0-9_]*\) .*/  \1/p' "$0"; exit 0 ;;
+  -*) echo "plant_bugs: unknown option $1 (--help lists the plants)" >&2; exit 2 ;;
+esac
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: tests/plant_bugs.sh OUTDIR [NAME_REGEX] (after make all; needs a GPU)" >&2; exit 2; }
 ONLY=${2:-.}
 SHARD_K="" SHARD_M="" plant_number=0
