@@ -165,36 +165,24 @@ fi
 # ---- 4. the summary -----------------------------------------------------------------------------
 python3 - "$OUT" >"$OUT/summary.txt" <<'EOF'
 import glob, os, re, statistics, sys
+sys.path.insert(0, "docs/experiments")
+from h200_summary import csv_rows, ptxas_report, tail
 out = sys.argv[1]
 
 def rows(path):
-    """(n, variant, time_us, pct_memcpy, noise, check) from a file of the sweep's CSV runs."""
+    """(n, variant, time_us, pct_memcpy or None, noise, check) from a file of the sweep's CSV runs;
+    a row whose time or % is not a number is left out."""
     got = []
-    if not os.path.exists(path):
-        return got
-    for line in open(path):
-        f = line.strip().split(",")
-        if len(f) < 11 or line.startswith("#") or f[0] == "n":
-            continue
+    for f in csv_rows(path):
         try:
             got.append((f[0], f[1], float(f[2]), float(f[6]) if f[6] != "-" else None, f[9], f[10]))
         except ValueError:
             continue
     return got
 
-def tail(path, n=1):
-    if not os.path.exists(path):
-        return "(missing)"
-    lines = [l.rstrip() for l in open(path) if l.strip()]
-    return " | ".join(lines[-n:]) if lines else "(empty)"
-
 print("chapter 12 on the GPU:", tail(os.path.join(out, "gpu.txt")))
-ptxas = os.path.join(out, "ptxas.txt")
-if os.path.exists(ptxas):
-    lines = open(ptxas).read().splitlines()
-    for i, l in enumerate(lines):
-        if "Compiling entry function" in l and "fallback_scan_kernel" in l:
-            print("ptxas, fallback_scan_kernel:", " ".join(x.strip() for x in lines[i + 2:i + 4]))
+for report in ptxas_report(os.path.join(out, "ptxas.txt"), "fallback_scan_kernel"):
+    print("ptxas, fallback_scan_kernel:", report)
 print()
 print("correctness")
 print("  --self-test:", tail(os.path.join(out, "self_test.txt"), 2))
