@@ -18,12 +18,13 @@
  *    numbered in the order a tile moves through them, so the max never moves a state back: a
  *    fallback that comes late, after the owner published its prefix, changes nothing;
  *  - the look-back then goes on from the tile before the blocking one.
- * No block ever waits for another without bound, so the scan ends even if a block that has
- * started is then not run for a while (the watchdog aside: it stops a single wait of 5 s). The owner's own two publications (aggregate, then prefix) are chapter 07's plain
- * stores. In place (`out == in`) a fallback may read a tile that its owner is overwriting; then
- * the fallback checks the descriptor again behind a fence, and the owner stores behind a fence
- * (store_tile_released()): the notes argue it from the PTX memory model (paper §6.1 says its
- * WebGPU version cannot scan in place without a memory barrier; PTX has the fence).
+ * No block ever waits for another without bound, so the scan ends even if a block that has started
+ * is then left unrun for a while. The owner's own two publications (aggregate, then prefix) are
+ * chapter 07's relaxed stores, not read-modify-writes. In place (`out == in`) a fallback may read
+ * a tile that its owner is overwriting; then the fallback checks the descriptor again behind a
+ * fence, and the owner stores behind a fence (store_tile_released()): the notes argue it from the
+ * PTX memory model (paper §6.1 says its WebGPU version cannot scan in place without a memory
+ * barrier; PTX has the fence).
  *
  * The variants: `decoupled-fallback` (the chapter), `fallback-1pct`, `fallback-50pct` and
  * `fallback-100pct` (the fallback forced on that share of look-backs, for its cost: paper §5.4
@@ -897,8 +898,8 @@ static size_t check_descriptors(const unsigned long long *descriptors, const int
 /**
  * \brief `--starve`: each selected variant of ours on a few sizes (or `-n`), STARVE_RUNS runs
  *        free and STARVE_RUNS with the block of every STARVE_PERIOD-th tile held back until the
- *        tile after it has published its inclusive prefix (hold_back()); every element and every descriptor compared;
- *        the fallbacks counted.
+ *        tile after it has published its inclusive prefix (hold_back()); every element and
+ *        every descriptor compared; the fallbacks counted.
  *
  * Without `--variant`, chapter 07's look-back is left out (it would wait until the watchdog
  * stops it); `--variant decoupled-lookback` runs it, and the watchdog ends the program (exit 3).

@@ -172,5 +172,5 @@ ch12=12_decoupled_fallback/decoupled_fallback.cu
 mutate state_order_reversed_12 $ch12 's/#define TILE_AGGREGATE 1u/#define TILE_AGGREGATE 2u/; s/#define TILE_PREFIX 2u/#define TILE_PREFIX 1u/' fallback-100pct "--starve" skip
 # - the redundant reduction over the wrong range: the tile after the blocking one (off by one)
 mutate fallback_wrong_tile_12 $ch12 's/const uint4 \*tile = \(const uint4 \*\)\(in \+ \(size_t\)blocking \* TILE_ITEMS\);/const uint4 *tile = (const uint4 *)(in + (size_t)(blocking + 1) * TILE_ITEMS);/' fallback-100pct "--self-test -n 5000" skip
-# - publication without the atomic: a plain store, and the fallback's own word taken as found
+# - publication without the atomic: a relaxed store (store_descriptor()), and the fallback's own word taken as found
 mutate fallback_plain_store_12 $ch12 's/        before = atomic_max_descriptor\(&descriptors\[blocking\], ours\);/        store_descriptor(\&descriptors[blocking], ours);/' fallback-100pct "--starve" skip
