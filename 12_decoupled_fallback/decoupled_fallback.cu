@@ -18,24 +18,26 @@
  *    numbered in the order a tile moves through them, so the max never moves a state back: a
  *    fallback that comes late, after the owner published its prefix, changes nothing;
  *  - the look-back then goes on from the tile before the blocking one.
- * No block ever waits for another without bound, so the scan ends whatever order the blocks are
- * run in. The owner's own two publications (aggregate, then prefix) are chapter 07's plain
- * stores. In place (`out == in`) a fallback may read a tile that its owner is overwriting; then
- * the fallback checks the descriptor again behind a fence, and the owner stores behind a fence
- * (store_tile_released()): the notes argue it from the PTX memory model (paper §6.1 says its
- * WebGPU version cannot scan in place without a memory barrier; PTX has the fence).
+ * No block ever waits for another without bound, so the scan ends even if a block that has started
+ * is then left unrun for a while. The owner's own two publications (aggregate, then prefix) are
+ * chapter 07's relaxed stores, not read-modify-writes. In place (`out == in`) a fallback may read
+ * a tile that its owner is overwriting; then the fallback checks the descriptor again behind a
+ * fence, and the owner stores behind a fence (store_tile_released()): the notes argue it from the
+ * PTX memory model (paper §6.1 says its WebGPU version cannot scan in place without a memory
+ * barrier; PTX has the fence).
  *
  * The variants: `decoupled-fallback` (the chapter), `fallback-1pct`, `fallback-50pct` and
  * `fallback-100pct` (the fallback forced on that share of look-backs, for its cost: paper §5.4
  * forces it by other means), `decoupled-lookback` (chapter 07's look_back(), in this kernel) and
  * `cub`. `--starve` holds back the block of every STARVE_PERIOD-th tile until the tile after it
- * has finished, as a scheduler without forward progress may: the fallback variants pass, and
- * chapter 07's look-back waits until the watchdog stops it (exit 3).
+ * has published its inclusive prefix, as a scheduler without forward progress may: the fallback
+ * variants pass, and chapter 07's look-back waits until the watchdog stops it (exit 3).
  *
  * Build and run (work in progress, issue 37): `make -f Makefile.wip && ./run` here.
  * Follows Smith, Levien & Owens, "Decoupled Fallback: A Portable Single-Pass GPU Scan" (SPAA
- * 2025), §3 and §4.2–4.3, on chapter 07's look-back (Merrill & Garland 2016, §4). Every index is
- * a `size_t`; sums are kept in `uint32_t`, so overflow wraps.
+ * 2025), §3 and §4.2–4.3, on chapter 07's look-back (Merrill & Garland 2016, §4). In the helpers
+ * carried from chapter 07, "the paper" means Merrill & Garland's. Every index is a `size_t`; sums
+ * are kept in `uint32_t`, so overflow wraps.
  */
 #include "cub_scan.h"
 #include "cuda_util.h"
@@ -79,9 +81,13 @@
 #ifndef POLL_BUDGET
 /** Reads of a window that may find a needed predecessor unpublished before the look-back falls
     back on it (`-DPOLL_BUDGET=K` to try another; docs/experiments/12_chapter_h200.sh does). The
-    paper's WebGPU runs use 4 (§5.1); how many a GPU needs to keep false fallbacks rare is
-    measured, not known: docs/experiments/12_decoupled_fallback.md. */
+    paper's 4 (§5.1) counts reads of one tile's state, not of a window; how many a GPU needs to
+    keep false fallbacks rare is for the first GPU run to measure:
+    docs/experiments/12_decoupled_fallback.md. */
 #define POLL_BUDGET 32u
+#endif
+#if POLL_BUDGET < 1
+#error "POLL_BUDGET must be at least 1: 0 in fallback_rules selects chapter 07's look_back()"
 #endif
 
 /** `--starve`: the block of every STARVE_PERIOD-th tile (tiles 1, 1 + STARVE_PERIOD, …) is held
@@ -601,7 +607,8 @@ __device__ uint32_t look_back_with_fallback(unsigned long long *descriptors, uns
             if (prefix_lanes)
                 break;
             window_last -= WARP_THREADS;
-            polls = 0;
+            polls = spins = 0; /* a new window: a new wait, for the budget and the watchdog */
+            since = 0;
             continue;
         }
         if (++polls < poll_budget) { /* wait a little longer: read the window again */
@@ -618,7 +625,8 @@ __device__ uint32_t look_back_with_fallback(unsigned long long *descriptors, uns
         if ((unsigned)(found >> 32) == TILE_PREFIX)
             break;
         window_last = blocking - 1; /* look back on from the tile before it */
-        polls = 0;
+        polls = spins = 0;
+        since = 0;
     }
     if (lane == 0)
         store_descriptor(&descriptors[tile],
@@ -673,11 +681,13 @@ __device__ void store_tile_released(int32_t *out, size_t n, size_t tile_first,
 /**
  * \brief `--starve` only: hold this tile's block back, before it publishes anything, until the
  *        tile after it has published its inclusive prefix, as a scheduler that does not promise
- *        forward progress may run it only after its successor finished.
+ *        forward progress may leave a started block unrun until its successor is done.
  *
  * With chapter 07's look-back the successor waits for this tile and this tile for the
  * successor: the watchdog ends it (exit 3). With the fallback the successor stops waiting after
- * its poll budget, so both finish.
+ * its poll budget, so both finish. The hold is itself a wait: it spins on an SM, so it needs the
+ * GPU to run the successor meanwhile (the H200 does). It assumes that a state never moves back:
+ * under a plant that moves one back, it may wait until its watchdog stops the kernel.
  * \param descriptors one word per tile
  * \param tile        this tile's id (not the last tile)
  * \pre One full warp calls it.
@@ -888,8 +898,8 @@ static size_t check_descriptors(const unsigned long long *descriptors, const int
 /**
  * \brief `--starve`: each selected variant of ours on a few sizes (or `-n`), STARVE_RUNS runs
  *        free and STARVE_RUNS with the block of every STARVE_PERIOD-th tile held back until the
- *        tile after it has finished (hold_back()); every element and every descriptor compared;
- *        the fallbacks counted.
+ *        tile after it has published its inclusive prefix (hold_back()); every element and
+ *        every descriptor compared; the fallbacks counted.
  *
  * Without `--variant`, chapter 07's look-back is left out (it would wait until the watchdog
  * stops it); `--variant decoupled-lookback` runs it, and the watchdog ends the program (exit 3).
@@ -908,8 +918,8 @@ static int starve_mode(const void *ctx, const scan_options *opt, const int32_t *
     const int count = opt->n_given ? 1 : (int)(sizeof defaults / sizeof defaults[0]);
     int status = EXIT_OK;
     report_note(stdout, opt->csv, "--starve: the block of every %u-th tile (1, %u, ...) is held "
-                "back until the tile after it has published its inclusive prefix",
-                STARVE_PERIOD, STARVE_PERIOD + 1);
+                "back until the tile after it has published its inclusive prefix; poll budget %u",
+                STARVE_PERIOD, STARVE_PERIOD + 1, (unsigned)POLL_BUDGET);
     if (opt->variant < 0)
         report_note(stdout, opt->csv, "decoupled-lookback is left out: it would wait until its "
                     "watchdog stops it (exit 3); --starve --variant decoupled-lookback shows it");
@@ -1000,7 +1010,7 @@ static int starve_mode(const void *ctx, const scan_options *opt, const int32_t *
 static const scan_mode MODES[] = {
     {.option = "--starve",
      .count = NULL,
-     .help = "hold back every 64th tile's block till the next finished; check all",
+     .help = "hold back every 64th tile's block till the next published; check all",
      .test = "--starve",
      .run = starve_mode},
 };

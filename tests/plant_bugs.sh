@@ -9,11 +9,17 @@
 # The copies are built for the GPU in this machine (nvidia-smi's compute capability; SM=90 to
 # choose) with the nvcc on PATH (or /usr/local/cuda/bin/nvcc, or NVCC=...); build/ must hold
 # objects for that architecture (the default `make all` builds for all of SMS).
-# Each line: NAME: self-test -> its last line | memcheck rc=… | racecheck rc=… | synccheck rc=…
+# Each line: NAME: self-test -> its last line (exit its status) | memcheck rc=… | racecheck rc=… |
+# synccheck rc=… (the self-test's whole output: OUTDIR/NAME.run.log)
 # (rc 99: the tool found errors; 0: clean; 1: the self-test failed under the tool; 3: CUDA error).
 # The chapters are not touched; the copies, build logs and tool logs go to OUTDIR. When a
 # chapter's code changes so that a pattern no longer matches, the line says so.
 set -u
+case ${1:-} in # the comment above is the help; each plant is a `mutate NAME FILE ...` line below
+  -h | --help) sed -n '2,/^set -u$/p' "$0" | sed '$d; s/^# \{0,1\}//'; echo "plants:"
+    sed -n 's/^mutate \([a-z0-9_]*\) .*/  \1/p' "$0"; exit 0 ;;
+  -*) echo "plant_bugs: unknown option $1 (--help lists the plants)" >&2; exit 2 ;;
+esac
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: tests/plant_bugs.sh OUTDIR [NAME_REGEX] (after make all; needs a GPU)" >&2; exit 2; }
 ONLY=${2:-.}
 SHARD_K="" SHARD_M="" plant_number=0
@@ -48,8 +54,9 @@ mutate() { # name file perl-expression variant [self-test args] [sanitizer args 
     10_*) extra="-I $(dirname "$file") build/10_compaction/compaction_modes.o build/10_compaction/cub_select.o" ;;
   esac
   "$NVCC" -std=c++20 -O3 -lineinfo -gencode "arch=compute_$SM,code=sm_$SM" -I common $extra "$src" $OBJS build/common/cub_scan.o -o "$bin" -lgomp 2>"$OUTD/$name.build.log" || { echo "$name: build failed (see $OUTD/$name.build.log)"; return; }
-  local st; st=$(timeout 300 "$bin" $st_args --variant "$variant" 2>&1 | tail -n 1)
-  local line="$name: $st_args -> $st"
+  timeout 300 "$bin" $st_args --variant "$variant" >"$OUTD/$name.run.log" 2>&1
+  local rc=$? st; st=$(tail -n 1 "$OUTD/$name.run.log")
+  local line="$name: $st_args -> $st (exit $rc)"
   if [ "$tool_args" != skip ]; then
     for tool in memcheck racecheck synccheck; do
       timeout 300 compute-sanitizer --tool $tool --error-exitcode 99 "$bin" $tool_args --variant "$variant" >"$OUTD/$name.$tool.log" 2>&1
@@ -156,12 +163,14 @@ mutate no_tile_to_one_group_11 $ch11 's/for \(unsigned e = 0; e < CONSUMER_GROUP
 # runs these, none has run yet). The variant fallback-100pct makes every look-back fall back on its
 # nearest predecessor, so the fallback's code runs in every tile. A state that moves back leaves the
 # results right (a tile's aggregate in place of its prefix only lengthens later look-backs): what
-# sees it is --starve's check that every descriptor ends at TILE_PREFIX (expected: exit 1).
+# sees it is --starve's check that every descriptor ends at TILE_PREFIX (exit 1), unless a held
+# block's hold_back() meets its successor's state moved back first and waits until its watchdog
+# stops the kernel (exit 3). Either is a catch; which one happens is for the GPU run to record.
 ch12=12_decoupled_fallback/decoupled_fallback.cu
 # - a state that can move backwards: the states numbered out of the order a tile moves through
 #   them, so the atomic max of a late fallback puts an aggregate over the owner's prefix
 mutate state_order_reversed_12 $ch12 's/#define TILE_AGGREGATE 1u/#define TILE_AGGREGATE 2u/; s/#define TILE_PREFIX 2u/#define TILE_PREFIX 1u/' fallback-100pct "--starve" skip
 # - the redundant reduction over the wrong range: the tile after the blocking one (off by one)
 mutate fallback_wrong_tile_12 $ch12 's/const uint4 \*tile = \(const uint4 \*\)\(in \+ \(size_t\)blocking \* TILE_ITEMS\);/const uint4 *tile = (const uint4 *)(in + (size_t)(blocking + 1) * TILE_ITEMS);/' fallback-100pct "--self-test -n 5000" skip
-# - publication without the atomic: a plain store, and the fallback's own word taken as found
+# - publication without the atomic: a relaxed store (store_descriptor()), and the fallback's own word taken as found
 mutate fallback_plain_store_12 $ch12 's/        before = atomic_max_descriptor\(&descriptors\[blocking\], ours\);/        store_descriptor(\&descriptors[blocking], ours);/' fallback-100pct "--starve" skip

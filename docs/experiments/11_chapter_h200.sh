@@ -86,10 +86,7 @@ say "built ./$RUN, $GRID3 and $OLD"
 # ---- 2. correctness, side by side ---------------------------------------------------------------
 say "2. self-test, plants, stress, files, sanitizers (side by side)"
 (timeout 300 ./$RUN --self-test >"$OUT/self_test.txt" 2>&1; echo "exit $?" >>"$OUT/self_test.txt") &
-mkdir -p "$OUT/plants"
-for k in 1 2 3; do
-  (PLANT_SHARD=$k/3 SM=90 timeout 300 tests/plant_bugs.sh "$OUT/plants" '_11$' >"$OUT/plants_$k.txt" 2>&1) &
-done
+docs/experiments/h200_plants.sh "$OUT" '_11$' 3 300 & # $OUT/plants_K.txt, binaries in $OUT/plants
 (timeout 200 ./$RUN --stress 1000 >"$OUT/stress.txt" 2>&1; echo "exit $?" >>"$OUT/stress.txt") &
 (timeout 150 "$GRID3" --stress 200 --variant warp-specialised >"$OUT/stress_grid3.txt" 2>&1
  echo "exit $?" >>"$OUT/stress_grid3.txt") &
@@ -193,38 +190,21 @@ done
 # ---- 4. the summary -----------------------------------------------------------------------------
 python3 - "$OUT" >"$OUT/summary.txt" <<'EOF'
 import glob, os, re, statistics, sys
+sys.path.insert(0, "docs/experiments")
+from h200_summary import csv_rows, ptxas_report, tail
 out = sys.argv[1]
 
 def rows(path):
     """(n, variant, time_us, pct_memcpy, noise, check) from a file of the sweep's CSV runs."""
-    got = []
-    if not os.path.exists(path):
-        return got
-    for line in open(path):
-        f = line.strip().split(",")
-        if len(f) < 11 or line.startswith("#") or f[0] == "n":
-            continue
-        got.append((f[0], f[1], float(f[2]), f[6], f[9], f[10]))
-    return got
-
-def tail(path, n=1):
-    if not os.path.exists(path):
-        return "(missing)"
-    lines = [l.rstrip() for l in open(path) if l.strip()]
-    return " | ".join(lines[-n:]) if lines else "(empty)"
+    return [(f[0], f[1], float(f[2]), f[6], f[9], f[10]) for f in csv_rows(path)]
 
 def key(n):
     return int(n[2:]) if n.startswith("2^") else n
 
 print("chapter 11 on the GPU:", tail(os.path.join(out, "gpu.txt")))
 for name, what in (("ptxas.txt", "the chapter"), ("build_old.log", "the old default")):
-    ptxas = os.path.join(out, name)
-    if os.path.exists(ptxas):
-        lines = open(ptxas).read().splitlines()
-        for i, l in enumerate(lines):
-            if "Compiling entry function" in l and "warp_specialised_kernel" in l:
-                print(f"ptxas, warp_specialised_kernel, {what}:",
-                      " ".join(x.strip() for x in lines[i + 2:i + 4]))
+    for report in ptxas_report(os.path.join(out, name), "warp_specialised_kernel"):
+        print(f"ptxas, warp_specialised_kernel, {what}:", report)
 for l in open(os.path.join(out, "timing_inclusive.csv")) if os.path.exists(os.path.join(out, "timing_inclusive.csv")) else []:
     if "n = 268435456" in l:
         print("the chapter's grid at 2^28:", l.split(";")[1].strip())
