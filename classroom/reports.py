@@ -91,9 +91,8 @@ def partial_text(items, gpu):
     missing = [i for i in items if i["status"] not in ("graded", "partial")]
     build = items[0]
     if any(i["status"] == "interrupted" for i in items):
-        return ("PARTIAL: interrupted: a run of your code was killed from outside while it was "
-                "graded, so it is not graded yet; it will be graded again (your total is not "
-                "final).")
+        return ("PARTIAL: interrupted: the grader was stopped while it ran your code, so it is "
+                "not graded yet; it will be graded again (your total is not final).")
     if build["status"] != "graded":
         return ("PARTIAL: nothing of your code could be built or run on this grading machine "
                 "(it has no CUDA compiler), so no item was graded here. Your parts are graded on "

@@ -534,7 +534,7 @@ static int judge_serve(judge_box *box, int argc, char **argv)
     if (!g_time.in) {
         g_time.in = (int32_t *)xmalloc(JUDGE_CHUNK * sizeof(int32_t), "the judge's input");
         g_time.ref = (int32_t *)xmalloc(JUDGE_CHUNK * sizeof(int32_t), "the judge's scan");
-        g_time.state = grade_mix(box->seed ^ (uint64_t)wall_seconds() ^ 0x7ea5ull);
+        g_time.state = grade_mix(g_judge.seed ^ (uint64_t)wall_seconds() ^ 0x7ea5ull);
         g_time.n = JUDGE_CHUNK - grade_mix(g_time.state) % 4096;
     }
     /* a fresh input, the judge's serial scan of it (timed), the yardstick (timed) */
@@ -642,7 +642,7 @@ static int judge_verdicts(const judge_case *log, int cases, char claims[][512], 
             limit = (size_t)strtoull(argv[i + 1], NULL, 10);
     size_t sizes[IN_PLACE_MAX_SIZES];
     const int count = in_place_sizes((size_t)T, limit, sizes);
-    const size_t sharing = sharing_size((size_t)T, g_box->seed);
+    const size_t sharing = sharing_size((size_t)T, g_judge.seed); /* its own seed, not the box's */
     long passed = 0, failed = 0, out_passed = 0, out_failed = 0;
     int at = 0;
     for (int i = 0; i < count; ++i)
@@ -674,7 +674,9 @@ static int judge_verdicts(const judge_case *log, int cases, char claims[][512], 
                failed);
     if (g_time.wrong)
         failed += g_time.wrong;
-    /* the work sharing: the program's own witnesses count only against it; the judge's timing */
+    /* the work sharing: the program's own witnesses count only against it (their claim is
+       text in the box, which the child and anything it started can write: review 3, #2); only
+       the judge's own timing says "shared", and where it cannot time, nothing does */
     const char *claim = claim_count == 1 ? claims[0] : NULL;
     char why[400];
     const int timed = T >= 2 ? timing_finding(why, sizeof why) : -1;
@@ -688,13 +690,16 @@ static int judge_verdicts(const judge_case *log, int cases, char claims[][512], 
         verdict("ONE THREAD: %s", claim + 12);
     } else if (timed == 1) {
         verdict("ONE THREAD: %s (the judge's timing)", why);
-    } else if (strncmp(claim, "too little: ", 12) == 0) {
-        verdict("work sharing not checked: %s, on %d threads", claim + 12, T);
     } else if (timed == 0) {
         verdict("threads shared the work: %s", why);
+    } else if (strncmp(claim, "too little: ", 12) == 0 && failed) {
+        /* believable only of a part whose outputs were wrong (a right scan writes its whole
+           output), which loses its correctness items anyway */
+        verdict("work sharing not checked: %s, on %d threads", claim + 12, T);
     } else {
-        verdict("threads shared the work: by the page witnesses (in the program's own process: a "
-                "part can fool them); %s", why);
+        verdict("work sharing not decided here: %s (the program's own witnesses saw no one "
+                "thread do the scan, but they run in its process, where a part can fool them)",
+                why);
     }
     if (!claim)
         ++out_failed;

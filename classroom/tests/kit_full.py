@@ -383,7 +383,7 @@ def harness_and_sandbox(tmp):
                           "rounds=7 reps=20 warmup=3 student_pct=99.0 reference_pct=50.0 "
                           "ratio=1.98 memcpy_us=1 memcpy_spread_pct=1.0 student_right=0 "
                           "reference_right=1 launches_checked=161 student_wrong_blocks=7 "
-                          "reference_wrong_blocks=0\"\nexit 1\n")
+                          "reference_wrong_blocks=0\" >&\"$GRADE_VERDICT_FD\"\nexit 1\n")
     os.chmod(fake, 0o755)
 
     class Made:
