@@ -20,7 +20,9 @@ harness as the grader links it and run through the grader's sandbox with a fresh
     scan whose grandchild rewrites the witnesses' claim in the judge's box to "shared", is not
     "shared"; A_thief, a serial scan whose grandchild keeps every descriptor (the judge's pipe
     too) and steals the verdict lines from the harness's stdout, finds none there, and does not
-    hold the judge past the child's end.
+    hold the judge past the child's end; a part that opens /proc/<judge>/mem and its verdict file
+    and PTRACE_ATTACHes it is refused each (the judge is undumpable, and of another user than
+    root where the grader runs as root: docs/instructor.md says what is left as root).
 Where the judge cannot time the threaded variant (fewer than 3 CPUs), no run is "shared": the
 course's part says "not decided here".
 """
@@ -69,11 +71,12 @@ def main(kit, tmp, check):
         return
     body = {n: open(os.path.join(HERE, "cheats", n + ".body")).read()
             for n in ("T1b_token_getenv", "T5_forge_exit", "T6_big_forge", "T2_touch_rewrite_spin",
-                      "G3C_selfkill", "G3B_boxclaim", "G3A_thief")}
+                      "G3C_selfkill", "G3B_boxclaim", "G3A_thief", "G3P_ptrace")}
     body["T6_small"] = body["T6_big_forge"].replace("n > ((size_t)1 << 31)", "n > 60000")
     cases = {"course": None, "T1b": body["T1b_token_getenv"], "T5": body["T5_forge_exit"],
              "T6_small": body["T6_small"], "T2": body["T2_touch_rewrite_spin"],
-             "G3C": body["G3C_selfkill"], "G3B": body["G3B_boxclaim"], "G3A": body["G3A_thief"]}
+             "G3C": body["G3C_selfkill"], "G3B": body["G3B_boxclaim"], "G3A": body["G3A_thief"],
+             "G3P": body["G3P_ptrace"]}
     made = {name: build(kit, tmp, name, b, harness_o) for name, b in cases.items()}
     check("the judge: the course's part and the review's cheats link with the harness",
           all(made.values()), str(made))
@@ -129,6 +132,20 @@ def main(kit, tmp, check):
               "stolen" not in out and v and v[-1].startswith("in place ") and
               not any(x.startswith("threads shared") for x in v),
               f"{took:.0f} s, {status} {v} {out[-300:]}")
+        status, out, v = said("G3P", 3, timeout=120)
+        probe = next((l for l in out.splitlines() if l.startswith("probe: ")), "no probe line")
+        refused = probe.count("refused") == 3
+        print("     " + probe)
+        if sb.note and os.geteuid() == 0:
+            # as root with no user of its own per run, the part runs as root and can (the
+            # limitation docs/instructor.md states): nothing to check here
+            print(f"skip the judge out of the part's reach: the runs are root's here ({probe})")
+        else:
+            check("the judge: a part, run as the grader runs it (" +
+                  ("a user of its own" if not sb.note else "the grader's own user, not root") +
+                  "), can neither open the judge's memory or verdict file nor trace it "
+                  "(gamer3 #5)", refused and v and v[-1].startswith("in place passed"),
+                  f"{probe} {v}")
         status, out, v = said("T1b", 3)
         check("the judge: a serial scan that forges verdicts with a token found in its memory "
               "(gamer2 T1b) is not believed: one in-place verdict, the work not shared",

@@ -516,10 +516,22 @@ def reports_and_class(tmp, course):
     if full:
         valid_results(full, "chapter 01")
         seen = student_view(full)
-        check("grade: chapter 01 unchanged scores 60 of 60, both gates passed; the n > 2^31 case "
-              "'not run here' is shown to the student, and the grade and the item are partial",
+        # the work sharing: passed by the judge's timing, or, where it could not time the part
+        # (fewer than 3 CPUs, a busy machine), "not decided here" and partial, never on the
+        # program's word (review 3, #2)
+        share_name = next(t["name"] for t in full["tests"] if t["name"].startswith("threads"))
+        undecided = gate_of(full, "threads") is None and \
+            full["extra_data"]["status"][share_name] == "partial" and \
+            "not run here: work sharing not decided here" in seen
+        check("grade: chapter 01 unchanged scores 60 of 60, the honesty gate passed, the work "
+              "sharing passed (" + ("" if len(os.sched_getaffinity(0)) >= 3 else "never here, "
+                                    "on 2 CPUs: ") + "else 'not decided here', partial, shown to "
+              "the student); the n > 2^31 case 'not run here' is shown to the student, and the "
+              "grade and the item are partial",
               full["score"] == 60 == full["extra_data"]["max_score"] and
-              gate_of(full, "honesty") == "passed" and gate_of(full, "threads") == "passed" and
+              gate_of(full, "honesty") == "passed" and
+              (undecided if len(os.sched_getaffinity(0)) < 3 else
+               undecided or gate_of(full, "threads") == "passed") and
               full["extra_data"]["partial"] and "not run here: the n > 2^31 case" in seen and
               full["extra_data"]["status"][next(t["name"] for t in full["tests"]
                                                 if t["name"].startswith("hidden"))] == "partial",
