@@ -22,7 +22,8 @@ harness as the grader links it and run through the grader's sandbox with a fresh
     too) and steals the verdict lines from the harness's stdout, finds none there, and does not
     hold the judge past the child's end; a part that opens /proc/<judge>/mem and its verdict file
     and PTRACE_ATTACHes it is refused each (the judge is undumpable, and of another user than
-    root where the grader runs as root: docs/instructor.md says what is left as root).
+    root where the grader runs as root: docs/instructor.md says what is left as root);
+    S_stop, a grandchild that stops and continues the judge while it times, is flagged.
 Where the judge cannot time the threaded variant (fewer than 3 CPUs), no run is "shared": the
 course's part says "not decided here".
 """
@@ -71,12 +72,12 @@ def main(kit, tmp, check):
         return
     body = {n: open(os.path.join(HERE, "cheats", n + ".body")).read()
             for n in ("T1b_token_getenv", "T5_forge_exit", "T6_big_forge", "T2_touch_rewrite_spin",
-                      "G3C_selfkill", "G3B_boxclaim", "G3A_thief", "G3P_ptrace")}
+                      "G3C_selfkill", "G3B_boxclaim", "G3A_thief", "G3P_ptrace", "G3S_stop")}
     body["T6_small"] = body["T6_big_forge"].replace("n > ((size_t)1 << 31)", "n > 60000")
     cases = {"course": None, "T1b": body["T1b_token_getenv"], "T5": body["T5_forge_exit"],
              "T6_small": body["T6_small"], "T2": body["T2_touch_rewrite_spin"],
              "G3C": body["G3C_selfkill"], "G3B": body["G3B_boxclaim"], "G3A": body["G3A_thief"],
-             "G3P": body["G3P_ptrace"]}
+             "G3P": body["G3P_ptrace"], "G3S": body["G3S_stop"]}
     made = {name: build(kit, tmp, name, b, harness_o) for name, b in cases.items()}
     check("the judge: the course's part and the review's cheats link with the harness",
           all(made.values()), str(made))
@@ -86,8 +87,9 @@ def main(kit, tmp, check):
         runs.trust(h)
     sb = sandbox.Sandbox(os.path.join(tmp, "judge_work"), list(made.values()), [], False)
 
-    def said(name, threads, big=None, timeout=runs.TIMEOUT):
-        env = items.omp_env(threads, GRADE_SEGMENT="0", **({"GRADE_BIG": big} if big else {}))
+    def said(name, threads, big=None, timeout=runs.TIMEOUT, **more):
+        env = items.omp_env(threads, GRADE_SEGMENT="0", **({"GRADE_BIG": big} if big else {}),
+                            **more)
         cmd = [made[name], "--self-test"] + ([] if big else ["-n", "70000"])
         status, out, verdicts = sb.harness(cmd, 4242, f"judge/{name}/{threads}/{big}", env=env,
                                            timeout=timeout)
@@ -146,6 +148,17 @@ def main(kit, tmp, check):
                   "), can neither open the judge's memory or verdict file nor trace it "
                   "(gamer3 #5)", refused and v and v[-1].startswith("in place passed"),
                   f"{probe} {v}")
+        # the timing on 2 CPUs too (GRADE_TIMING_MIN_CPUS: the kit's test alone sets it)
+        status, out, v = said("G3S", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+        share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+        c_status, c_out, c_v = said("course", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+        c_share = [x for x in c_v if x.startswith(items.SHARE_VERDICTS)]
+        check("the judge: a part whose grandchild stops and continues the judge while it times "
+              "(gamer3 #6) is flagged (only the program's processes can stop the judge); the "
+              "course's part, timed the same way, is not",
+              len(share) == 1 and share[0].startswith("ONE THREAD") and "stopped" in share[0] and
+              len(c_share) == 1 and not c_share[0].startswith("ONE THREAD") and
+              "stopped" not in c_share[0], f"{share} {c_share} {out[-300:]}")
         status, out, v = said("T1b", 3)
         check("the judge: a serial scan that forges verdicts with a token found in its memory "
               "(gamer2 T1b) is not believed: one in-place verdict, the work not shared",
