@@ -21,10 +21,11 @@ The rules, in one place:
     stress, in place) are full: never from the hidden vectors, which the student sees later;
   - speed 25: 0 when any correctness item lost points, the hidden vectors included, so it is
     shown after the due date too;
-  - chapter 01's work sharing is "not checked" (no deduction) when the threaded variant wrote
-    too little of its output to tell who did the work (its CPU time is not judged when the
-    threads spent less than half a serial scan's), and a part that still holds its stub is not
-    run;
+  - chapter 01's work sharing passes only by the judge's own timing: where the judge cannot time
+    the part (fewer than 3 CPUs, a busy machine) it is "not decided here", not run here and
+    partial (no deduction), never passed on the program's own witnesses; it is "not checked"
+    (no deduction) when a part with wrong outputs wrote too little to tell who did the work, and
+    a part that still holds its stub is not run;
   - a case this machine could not run (the n > 2^31 vector without the memory) is shown to the
     student and the instructor as "not run here", and its item is marked partial, never ok;
     an item that needs a GPU where there is none is "not graded here", out of 0.

@@ -1,7 +1,8 @@
 """How the student's programs run (classroom/grade.py, items.py): the sandbox (a user of its own
 per run, a group of its own per student, every leftover process killed after each run), the
-limits on a run (no input, a timeout, its output capped), and the harness's token and seed
-(classroom/grader/verdict.h): only the harness's lines with its run's token are its verdicts.
+limits on a run (no input, a timeout, its output capped), and the harness's token, seed and
+verdict file (classroom/grader/verdict.h): only the lines with its run's token in the file that
+its judge alone has open are its verdicts.
 docs/instructor.md ("The grader's own files") says what is and is not isolated.
 """
 import contextlib

@@ -6,8 +6,12 @@
  *
  * The grader makes a pipe for each harness run, writes one line into it, `TOKEN SEED` (a fresh
  * random token of 32 hex digits, and this run's seed), closes its end, and names the descriptor in
- * GRADE_FD. Each verdict is one line `[grader TOKEN] text`; the grader believes only the lines with
- * its token and counts a missing verdict as a failure.
+ * GRADE_FD; and it opens a file of its own (unlinked, write-only for the harness) named in
+ * GRADE_VERDICT_FD. Each verdict is one line `[grader TOKEN] text` in that file (and its text
+ * alone on stdout, for the student); the grader believes only the file's lines with its token
+ * and counts a missing verdict as a failure. The child closes both descriptors before any of the
+ * student's code runs: the token and the verdicts never pass through anything it holds (the
+ * third gaming review read them back from the shared stdout pipe).
  *
  * Before, the token lived in the one process that ran the student's code too, and a part could
  * find it in memory and forge verdicts (the second gaming review). Now the harness's first
@@ -15,7 +19,8 @@
  * none of the student's code has run yet, and no CUDA call has been made) maps a shared box and
  * forks:
  *  - the **judge** (the parent) reads the grader's pipe itself, makes itself undumpable (the
- *    child, of the same uid, can then neither ptrace it nor read its memory), hands the child the
+ *    child, of the same uid and not root, can then neither ptrace it nor read its memory or
+ *    its descriptors: classroom/tests/judge_cases.py tries), hands the child the
  *    run's seed (not the token), and from then on only answers the child's messages: for each
  *    output the child shows it (a *case*: n, the input's pattern or the hidden-vector generator,
  *    inclusive or exclusive, copied into the box a chunk at a time, small ones in batches), it
@@ -24,11 +29,14 @@
  *    child has ended, the harness's judge_verdicts() (each harness has its own) reads the judge's
  *    log of cases, compares it with the plan of cases the run must hold, and prints the verdicts.
  *    The judge never calls the student's code, never returns from the constructor, and exits with
- *    the verdicts' status;
+ *    the verdicts' status. Its wait ends when the child exits (a pidfd), not at the end of a
+ *    pipe that a process the child started may hold open; a child killed by a signal, SIGKILL
+ *    too, gives the verdicts of what it showed (the grader's "interrupted" is its own word);
  *  - the **child** closes the grader's pipe (it never had the token), waits for the seed, and runs
  *    main(): the harness's driver and the student's code. What it tells the judge are claims: its
- *    outputs (judged), its own witnesses' findings (believed only when they count against it) and,
- *    on the GPU, its timings (its word; see the design note).
+ *    outputs (judged), its own witnesses' findings (believed only when they count against it:
+ *    the box is writable by anything the child starts) and, on the GPU, its timings (its word;
+ *    see the design note). The judge plans and checks from its own seed, never the box's.
  * A child that dies, skips a case, or leaves the plan short gives no passing verdict. Run by hand
  * (no GRADE_FD), the token is `none`, which the grader never accepts.
  */

@@ -20,7 +20,8 @@ The quick tier:
     not write;
  5. the grader on chapter 01 (GRADE_MAX_N=70000), as make grade-class grades a Gradescope
     export of six, writing outside the course unless told: the course's file scores 60 with
-    both gates passed, the n > 2^31 case "not run here" shown to the student and the grade
+    the honesty gate passed and the work sharing passed by the judge's timing or (on 2 CPUs)
+    "not decided here", the n > 2^31 case "not run here" shown to the student and the grade
     partial; a part that skips each slice's first element earns the build's 5 and nothing else;
     a threaded variant that scans on one thread while the others touch their pages and spin,
     gluing a "." before the harness's verdict, fails "threads share the work" (15 of 60);
@@ -29,9 +30,13 @@ The quick tier:
     the instructor; the checker finds a wrong element; four graders at once make the same hidden
     vectors whole. (--all: the stub is "not written": no
     build points, no honesty failure.)
- 7. running students' code (fake harnesses, no build): only the harness's lines with the run's
-    token count, wherever they start; the judge (judge_cases.py: chapter 01's harness with the
-    second gaming review's parts) believes no verdict a part forges from inside its process; a missing, repeated or non-finite verdict fails (in
+ 7. running students' code (fake harnesses, no build): only the lines with the run's token in
+    the harness's verdict file count (not its stdout), wherever they start; the judge
+    (judge_cases.py: chapter 01's harness with the second and third gaming reviews' parts)
+    believes no verdict a part forges from inside its process or from a process it starts, is
+    out of its reach (memory, ptrace, descriptors), and a part's own SIGKILL fails its runs
+    (only a grader being stopped makes one "interrupted"); a missing, repeated or non-finite
+    verdict fails (in
     place, work sharing, speed); GRADE_SEED reaches no student program and each harness run
     gets a seed of its own; a run's leftover processes are killed and it cannot write another
     student's folder; a flood of output is stopped and kept in part; a compiler that waits is
