@@ -1026,7 +1026,7 @@ def main(argv):
         sys.path.insert(0, kit.KIT)
         verdicts_and_seed(tmp)
         import judge_cases  # noqa: E402
-        judge_cases.main(kit, tmp, check)
+        judge_cases.main(kit, tmp, check, full)
         sandbox_and_output(tmp)
         section("running students' code")
         if full:
