@@ -549,8 +549,10 @@ static void judge_run(int argc, char **argv, uint64_t seed)
         if (op == JUDGE_BEGIN) {
             case_begin(b->n, b->pattern, b->exclusive, b->variant, b->text);
         } else if (op == JUDGE_DATA) {
-            if (b->count <= JUDGE_CHUNK)
-                case_data(b->first, b->count, b->data);
+            /* read once: anything the child started can change the box meanwhile */
+            const size_t first = b->first, count = b->count;
+            if (count <= JUDGE_CHUNK)
+                case_data(first, count, b->data);
             else if (g_judge.c)
                 g_judge.c->pattern = -2;
         } else if (op == JUDGE_END) {
