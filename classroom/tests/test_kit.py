@@ -865,10 +865,18 @@ def partial_texts():
     capped = reports.partial_text([it("build", "graded"), it("hidden vectors", "partial",
                                   "not run here: the n > 2^31 case (GRADE_MAX_N=70000 limits the "
                                   "sizes)")], (False, ""))
+    both = reports.partial_text([it("build", "graded"), it("threads share the work", "partial",
+                                 "not run here: work sharing not decided here: not timed here"),
+                                 it("hidden vectors", "partial", "not run here: the n > 2^31 "
+                                    "case (GRADE_MAX_N=70000 limits the sizes)")], (False, ""))
     check("partial grades say what is true: without a GPU 'working parts from wrong ones'; a "
-          "case left out by GRADE_MAX_N was capped, not 'could not run on this machine'",
+          "case left out by GRADE_MAX_N was capped, not 'could not run on this machine'; the "
+          "work sharing not decided on this machine is not said to be capped",
           "stub" not in no_gpu and "from wrong ones" in no_gpu and "GRADE_MAX_N=70000" in capped
-          and "could not run" not in capped, no_gpu + "\n" + capped)
+          and "could not run" not in capped and re.search(
+              r"threads share the work could not run on this grading machine", both) and
+          re.search(r"a case of hidden vectors was not run: the instructor capped", both),
+          no_gpu + "\n" + capped + "\n" + both)
 
 
 def metadata(tmp):
