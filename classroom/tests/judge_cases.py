@@ -163,12 +163,13 @@ def main(kit, tmp, check, full=False):
             # the timing on 2 CPUs too (GRADE_TIMING_MIN_CPUS: the kit's test alone sets it)
             status, out, v = said("G3S", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
             share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
-            check("the judge: a part whose grandchild stops and continues the judge while it times "
-                  "(gamer3 #6) is flagged (only the program's processes can stop the judge); the "
-                  "course's part, timed the same way, is not",
-                  len(share) == 1 and share[0].startswith("ONE THREAD") and "stopped" in share[0] and
-                  len(c_share) == 1 and not c_share[0].startswith("ONE THREAD") and
-                  "stopped" not in c_share[0], f"{share} {c_share} {out[-300:]}")
+            check("the judge: a part whose grandchild stops and continues the judge while it "
+                  "times (gamer3 #6) is flagged (only the program's processes can stop the "
+                  "judge); the course's part, timed the same way, is not",
+                  len(share) == 1 and share[0].startswith("ONE THREAD") and
+                  "stopped" in share[0] and len(c_share) == 1 and
+                  not c_share[0].startswith("ONE THREAD") and "stopped" not in c_share[0],
+                  f"{share} {c_share} {out[-300:]}")
         status, out, v = said("T1b", 3)
         check("the judge: a serial scan that forges verdicts with a token found in its memory "
               "(gamer2 T1b) is not believed: one in-place verdict, the work not shared",
