@@ -193,8 +193,10 @@ def grade_in(number, student, out_dir, gpu, env, work):
         if it_share:
             it_share["output"] = "not written: the part still holds its stub (nothing to check)"
     else:
-        killed = run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_place,
-                           it_hidden, it_san, it_speed, it_share, instructor, reasons)
+        killed, failed = run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress,
+                                   it_place, it_hidden, it_san, it_speed, it_share, instructor,
+                                   reasons)
+        killed_runs(failed, verdict, instructor)
         if killed:
             interrupted(killed, [i for i in (it_share, it_self, it_stress, it_place, it_hidden,
                                              it_san, it_speed) if i], gates, verdict, instructor)
@@ -292,6 +294,8 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
     if share is not None:
         it_share["output"] = share.get("output", "not checked (the in-place harness did not run)")
         it_share["gate"] = share.get("status_gate")
+        if share.get("partial"):
+            it_share["status"] = "partial"
     if it_speed and it_speed["status"] == "graded":
         items.speed(b, cfg, it_speed, made, sb, seed, seed_set)
     sb.close()
@@ -299,17 +303,29 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
         reasons.append("the grader's own files changed while your programs ran ("
                        + ", ".join(os.path.relpath(t, ROOT) if t.startswith(ROOT) else t
                                    for t in sb.tampered[:3]) + ")")
-    return sb.interrupted
+    return sb.interrupted, sb.killed
 
 
-INTERRUPTED = ("interrupted: regrade. A run of this item was killed from outside (a SIGKILL the "
-               "grader did not send: another grader on this machine, the out-of-memory killer, "
-               "or the program itself), so it is not scored")
+INTERRUPTED = ("interrupted: regrade. A run of this item was killed while the grader itself was "
+               "being stopped, so it is not scored")
+
+
+def killed_runs(failed, verdict, instructor):
+    """Runs killed by a SIGKILL the grader did not send (sandbox.Sandbox.killed): the program's
+    own, or the out-of-memory killer's, which the program's memory may have called. Those runs
+    failed (their items saw no right output); the status and the instructor say so (review 3,
+    #1: never "interrupted", which a program could then choose)."""
+    if failed:
+        verdict.append("a run was killed by SIGKILL (its items failed)")
+        instructor.append("killed by SIGKILL, which the grader did not send (the program itself, "
+                          "or the out-of-memory killer); those runs failed: " +
+                          "; ".join(failed[:3]))
 
 
 def interrupted(killed, run_items_, gates, verdict, instructor):
-    """A run killed from outside (sandbox.Sandbox.interrupted): no item that ran the student's
-    code is scored, no gate decided; the status says to grade it again."""
+    """A run killed while the grader itself was being stopped (sandbox.Sandbox.interrupted): no
+    item that ran the student's code is scored, no gate decided; the status says to grade it
+    again."""
     for i in run_items_:
         i["status"], i["score"] = "interrupted", 0.0
         i["output"] = INTERRUPTED + "\n" + i["output"]
@@ -317,9 +333,8 @@ def interrupted(killed, run_items_, gates, verdict, instructor):
             gates[i["name"]] = None
         i.pop("gate", None)
     verdict[:] = ["interrupted: regrade"]
-    instructor.append("interrupted: regrade (ONLY=this submission); runs killed by a SIGKILL the "
-                      "grader did not send: " + "; ".join(killed[:3]) +
-                      ". If a regrade says it again, the program kills itself or runs out of memory")
+    instructor.append("interrupted: regrade (ONLY=this submission); runs killed while the grader "
+                      "was being stopped: " + "; ".join(killed[:3]))
 
 
 def apply_rules(it_build, it_san, it_speed, it_share, correctness, stubs, reasons, verdict,

@@ -21,10 +21,11 @@ The rules, in one place:
     stress, in place) are full: never from the hidden vectors, which the student sees later;
   - speed 25: 0 when any correctness item lost points, the hidden vectors included, so it is
     shown after the due date too;
-  - chapter 01's work sharing is "not checked" (no deduction) when the threaded variant wrote
-    too little of its output to tell who did the work (its CPU time is not judged when the
-    threads spent less than half a serial scan's), and a part that still holds its stub is not
-    run;
+  - chapter 01's work sharing passes only by the judge's own timing: where the judge cannot time
+    the part (fewer than 3 CPUs, a busy machine) it is "not decided here", not run here and
+    partial (no deduction), never passed on the program's own witnesses; it is "not checked"
+    (no deduction) when a part with wrong outputs wrote too little to tell who did the work, and
+    a part that still holds its stub is not run;
   - a case this machine could not run (the n > 2^31 vector without the memory) is shown to the
     student and the instructor as "not run here", and its item is marked partial, never ok;
     an item that needs a GPU where there is none is "not graded here", out of 0.
@@ -222,7 +223,8 @@ def judge_env(cfg, env=None):
     return dict(env or os.environ, GRADE_SEGMENT=str(cfg.get("segment", 0)))
 
 
-SHARE_VERDICTS = ("ONE THREAD:", "threads shared the work", "work sharing not checked")
+SHARE_VERDICTS = ("ONE THREAD:", "threads shared the work", "work sharing not checked",
+                  "work sharing not decided here")
 
 
 def in_place(cfg, it, h, envs, sb, seed, work_sharing):
@@ -277,6 +279,15 @@ def in_place(cfg, it, h, envs, sb, seed, work_sharing):
                 f"the harness's verdict on the work sharing is missing or repeated in the run "
                 f"{envs[odd[0]][0]}: a run must end as the harness ends it, without the output "
                 f"of its verdicts lost or added to (scored as threads that do not share the work)"))
+        elif not any(v.startswith("threads shared") for share in shares for v in share) and \
+                any(v.startswith("work sharing not decided here") for s in shares for v in s):
+            # the judge could not time the part here, and the program's own witnesses cannot
+            # say "shared" (review 3, #2): not run here, the item partial, no deduction
+            said = next(v for s in shares for v in s if v.startswith("work sharing not decided"))
+            work_sharing.update(status_gate=None, partial=True, output=(
+                "not run here: work sharing not decided here: " +
+                said[len("work sharing not decided here: "):] + "\nGrade it again on a machine "
+                "with idle cores for the judge's timing, or read the part."))
         elif not any(v.startswith("threads shared") for share in shares for v in share):
             # not a pass, not a failure: the output was not written (a stub); it scores 0 anyway
             said = next((v for share in shares for v in share if "wrote too little" in v),

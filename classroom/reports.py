@@ -91,9 +91,8 @@ def partial_text(items, gpu):
     missing = [i for i in items if i["status"] not in ("graded", "partial")]
     build = items[0]
     if any(i["status"] == "interrupted" for i in items):
-        return ("PARTIAL: interrupted: a run of your code was killed from outside while it was "
-                "graded, so it is not graded yet; it will be graded again (your total is not "
-                "final).")
+        return ("PARTIAL: interrupted: the grader was stopped while it ran your code, so it is "
+                "not graded yet; it will be graded again (your total is not final).")
     if build["status"] != "graded":
         return ("PARTIAL: nothing of your code could be built or run on this grading machine "
                 "(it has no CUDA compiler), so no item was graded here. Your parts are graded on "
@@ -107,13 +106,18 @@ def partial_text(items, gpu):
     if missing:
         return ("PARTIAL: " + ", ".join(short(i) for i in missing) +
                 " not graded here (see each); your total is not final.")
-    cases = ", ".join(short(i) for i in items if i["status"] == "partial")
-    capped = re.search(r"GRADE_MAX_N=\d+", " ".join(i["output"] for i in items))
+    partial = [i for i in items if i["status"] == "partial"]
+    capped = [i for i in partial if re.search(r"GRADE_MAX_N=\d+", i["output"])]
+    here = [i for i in partial if i not in capped]
+    said = []
     if capped:
-        return (f"PARTIAL: a case of {cases} was not run: the instructor capped the sizes "
-                f"({capped.group(0)}) for this pass (below); your total is not final.")
-    return ("PARTIAL: a case of " + cases + " could not run on this grading machine (below); "
-            "your total is not final.")
+        cap = re.search(r"GRADE_MAX_N=\d+", capped[0]["output"]).group(0)
+        said.append(f"a case of {', '.join(short(i) for i in capped)} was not run: the "
+                    f"instructor capped the sizes ({cap}) for this pass")
+    if here:
+        said.append(f"a case of {', '.join(short(i) for i in here)} could not run on this "
+                    f"grading machine")
+    return "PARTIAL: " + "; ".join(said) + " (below); your total is not final."
 
 
 def print_table(result):

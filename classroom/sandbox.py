@@ -1,7 +1,8 @@
 """How the student's programs run (classroom/grade.py, items.py): the sandbox (a user of its own
 per run, a group of its own per student, every leftover process killed after each run), the
-limits on a run (no input, a timeout, its output capped), and the harness's token and seed
-(classroom/grader/verdict.h): only the harness's lines with its run's token are its verdicts.
+limits on a run (no input, a timeout, its output capped), and the harness's token, seed and
+verdict file (classroom/grader/verdict.h): only the lines with its run's token in the file that
+its judge alone has open are its verdicts.
 docs/instructor.md ("The grader's own files") says what is and is not isolated.
 """
 import contextlib
@@ -57,6 +58,9 @@ PID_ONE = ["/bin/sh", "-c", '"$@"; exit $?', "sh"]
 
 # The users whose runs are going on now, in every thread of this process (stop_on_signals()).
 ACTIVE_UIDS = set()
+# The signal that is stopping the grader, once one is (stop_on_signals()): a run killed then is
+# "interrupted", the only way a run is (review 3, #1: a program's own SIGKILL is its failure).
+STOPPING = []
 
 
 def stop_on_signals():
@@ -65,6 +69,7 @@ def stop_on_signals():
     with 128 + the signal: a run must not outlive its grader (on 2026-12-03 four sanitizer runs
     of a stopped grader were still running 22 minutes later). Call it from the main thread."""
     def stop(signum, frame):
+        STOPPING.append(signum)
         stop_all()
         for uid in list(ACTIVE_UIDS):
             kill_uid(uid)
@@ -152,6 +157,16 @@ def take_id():
     return None, None
 
 
+def oom_kills():
+    """The machine's count of processes the out-of-memory killer has killed (/proc/vmstat), or
+    None where it cannot be read."""
+    try:
+        with open("/proc/vmstat") as f:
+            return next((int(l.split()[1]) for l in f if l.startswith("oom_kill ")), None)
+    except OSError:
+        return None
+
+
 def run_seed(seed, name):
     """The seed of one harness run: a hash of the instructor's seed and the run's name, which
     tells nothing of the seed or of another run's vectors."""
@@ -159,11 +174,12 @@ def run_seed(seed, name):
 
 
 VERDICT = re.compile(r"\[grader ([0-9a-f]{32})\] ([^\n]*)")
+VERDICTS_LIMIT = 1 << 20  # what the grader reads of a run's verdict file
 
 
 def verdicts(out, token):
-    """The harness's verdicts in a run's output: the texts of the lines with the run's token,
-    wherever in a line they start (the student's code shares the harness's stdout)."""
+    """The harness's verdicts in its verdict file: the texts of the lines with the run's token,
+    wherever in a line they start."""
     return [m.group(2).rstrip() for m in VERDICT.finditer(out) if m.group(1) == token]
 
 
@@ -186,7 +202,8 @@ class Sandbox:
 
     def __init__(self, work, programs, inputs, gpu):
         self.prefix, self.note, self.tampered, self.gpu = [], None, [], gpu
-        self.interrupted = []  # the runs killed by a SIGKILL the grader did not send
+        self.interrupted = []  # the runs killed while the grader itself was being stopped
+        self.killed = []  # the runs killed by a SIGKILL the grader did not send: failed
         self.gid, self._gid_lock, self.pid_namespace = None, None, []
         self.out = os.path.join(work, "out")
         os.makedirs(self.out, exist_ok=True)
@@ -258,6 +275,7 @@ class Sandbox:
                 self.pid_namespace + self.prefix + \
                 [f"--reuid={uid}", f"--regid={self.gid}", "--clear-groups", "--"] + \
                 (PID_ONE if self.pid_namespace else [])
+        oom = oom_kills()
         try:
             with gpu_lock(alone) if self.gpu else contextlib.nullcontext():
                 status, out = run(prefix + cmd, cwd=self.out, timeout=timeout, env=env,
@@ -268,10 +286,13 @@ class Sandbox:
                 status = 128 - status  # PID_ONE's 128 + S: killed by signal S
             if status == -signal.SIGKILL:
                 # run() stops a program at its timeout or output limit as 124, and kills what
-                # is left only after the program ended: a SIGKILL is someone else's (another
-                # grader, the out-of-memory killer, or the program itself). Not a grade.
-                self.interrupted.append(" ".join(os.path.basename(c) for c in cmd[:1]) +
-                                        " ".join([""] + cmd[1:4]))
+                # is left only after the program ended: a SIGKILL is the grader's only when it
+                # is being stopped; else the program's own (or the out-of-memory killer's, which
+                # the program's own memory may have called): a failed run, which the instructor
+                # is told of (killed_by())
+                self.killed_by(cmd, "the program", oom)
+                out += ("\n(killed by SIGKILL, which the grader did not send: the run failed)"
+                        if not STOPPING else "")
             return status, out
         finally:
             if uid is not None:
@@ -279,7 +300,21 @@ class Sandbox:
                 ACTIVE_UIDS.discard(uid)
                 lock.close()
 
-    def harness(self, cmd, seed, name, env=None, alone=False):
+    def killed_by(self, cmd, who, oom_before):
+        """Note a run killed by SIGKILL: "interrupted" when the grader is being stopped, else
+        a failure for the instructor's notes, with the out-of-memory killer's count."""
+        what = " ".join(os.path.basename(c) for c in cmd[:1]) + " ".join([""] + cmd[1:4])
+        if STOPPING:
+            self.interrupted.append(what)
+            return
+        after = oom_kills()
+        oom = (f"; the out-of-memory killer killed {after - oom_before} process(es) on this "
+               f"machine while it ran (/proc/vmstat oom_kill): if the machine ran short of "
+               f"memory, grade it again (ONLY=)" if oom_before is not None and after is not None
+               and after > oom_before else "")
+        self.killed.append(f"{what}: {who} was killed by SIGKILL{oom}")
+
+    def harness(self, cmd, seed, name, env=None, alone=False, timeout=TIMEOUT):
         """Run one of the grader's harnesses (linked with the student's code): a fresh token
         and this run's seed (run_seed(seed, name)) go to it through a pipe that only its judge
         reads, a process forked before any of the student's code runs, which never runs it and
@@ -289,12 +324,30 @@ class Sandbox:
         r, w = os.pipe()
         os.write(w, f"{token} {run_seed(seed, name)}\n".encode())
         os.close(w)
+        # the verdicts come back in a file of the grader's (unlinked at once, 0600), which only
+        # the judge has open, for writing alone: the child closes it before any of the
+        # student's code runs, and never sees the token nor the verdicts (review 3, #3)
+        fd, path = tempfile.mkstemp(prefix="verdicts_")
+        oom = oom_kills()
         try:
-            status, out = self.run(cmd, env=dict(env or os.environ, GRADE_FD=str(r)),
-                                   alone=alone, pass_fds=(r,))
+            vw = os.open(path, os.O_WRONLY | os.O_APPEND)
+            os.unlink(path)
+            try:
+                status, out = self.run(cmd, env=dict(env or os.environ, GRADE_FD=str(r),
+                                                     GRADE_VERDICT_FD=str(vw)),
+                                       alone=alone, pass_fds=(r, vw), timeout=timeout)
+            finally:
+                os.close(vw)
+            os.lseek(fd, 0, os.SEEK_SET)
+            said = os.read(fd, VERDICTS_LIMIT).decode(errors="replace")
         finally:
             os.close(r)
-        return status, shown(out), verdicts(out, token)
+            os.close(fd)
+        said = verdicts(said, token)
+        if any(v.startswith("killed: ") for v in said):
+            # the judge's word: the child, which ran the student's code, was killed by SIGKILL
+            self.killed_by(cmd, "its child (the student's code)", oom)
+        return status, shown(out), [v for v in said if not v.startswith("killed: ")]
 
     def output_file(self, name, copy_of=None):
         """A file in out for a student's program to write (a copy of copy_of, for in place)."""

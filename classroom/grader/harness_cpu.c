@@ -45,6 +45,7 @@
 
 #include <omp.h>
 #include <pthread.h>
+#include <dirent.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -496,14 +497,30 @@ static int cmp_double(const void *a, const void *b)
     yardstick gained YARD_MIN or more, does not share the work. */
 #define PART_MIN 1.15
 
+/** Rounds a run may lose (the program's threads ran while the judge timed its own scans) before
+    the judge gives up timing it. */
+#define TIMING_VOID_MAX (2 * TIMING_ROUNDS)
+
 static struct {
-    int step, pending, wrong;
+    int step, pending, wrong, voided, stopped;
     size_t n;
-    double sent;
+    double sent, round_serial, round_yard;
     double serial[TIMING_ROUNDS], yard[TIMING_ROUNDS], part[TIMING_ROUNDS];
     int32_t *in, *ref;
     uint64_t state;
+    long conts; /* g_conts when the round began */
+    int busy;   /* the program's threads ran while the judge timed its own scans */
 } g_time;
+
+/** SIGCONTs the judge has had: each ends a stop (SIGSTOP: the judge cannot ignore it), which
+    only the program's own processes can send it (review 3, #6). */
+static volatile sig_atomic_t g_conts;
+
+static void on_cont(int sig)
+{
+    (void)sig;
+    ++g_conts;
+}
 
 /** The CPUs this process may run on. */
 static int cpus_here(void)
@@ -513,28 +530,89 @@ static int cpus_here(void)
 }
 
 /** The fewest CPUs on which the yardstick (3n element moves against the serial scan's 2n) can
-    gain YARD_MIN: below them the judge does not time. */
-#define TIMING_MIN_CPUS 3
+    gain YARD_MIN: below them the judge does not time. GRADE_TIMING_MIN_CPUS lowers it for the
+    kit's own test (the grader never sets it; the child cannot set the judge's environment). */
+static int timing_min_cpus(void)
+{
+    const char *s = getenv("GRADE_TIMING_MIN_CPUS");
+    return s && *s ? atoi(s) : 3;
+}
+
+/** Nanoseconds of CPU time the child's threads have run (/proc/PID/task/<tid>/schedstat), or -1
+    where the kernel does not say. */
+static long long child_cpu_ns(void)
+{
+    char path[64];
+    long long total = 0;
+    snprintf(path, sizeof path, "/proc/%d/task", (int)g_judge_child);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char file[128];
+        snprintf(file, sizeof file, "%s/%.20s/schedstat", path, e->d_name);
+        FILE *f = fopen(file, "r");
+        long long ns = 0;
+        if (!f || fscanf(f, "%lld", &ns) != 1) {
+            if (f)
+                fclose(f);
+            closedir(d);
+            return -1;
+        }
+        fclose(f);
+        total += ns;
+    }
+    closedir(d);
+    return total;
+}
+
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static int judge_serve(judge_box *box, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
     const int T = omp_get_max_threads();
-    if (T < 2 || big_n_asked() || (T < cpus_here() ? T : cpus_here()) < TIMING_MIN_CPUS)
+    if (T < 2 || big_n_asked() || (T < cpus_here() ? T : cpus_here()) < timing_min_cpus())
         return 0;
     if (g_time.pending) {
-        g_time.part[g_time.step - 1] = wall_seconds() - g_time.sent;
+        const double part = wall_seconds() - g_time.sent;
         g_time.pending = 0;
         if (memcmp(box->data + JUDGE_CHUNK, g_time.ref, g_time.n * sizeof(int32_t)) != 0)
             ++g_time.wrong;
+        if (g_conts != g_time.conts) {
+            ++g_time.stopped; /* the judge was stopped during the round */
+            ++g_time.voided;
+        } else if (g_time.busy) {
+            ++g_time.voided;
+        } else {
+            g_time.serial[g_time.step] = g_time.round_serial;
+            g_time.yard[g_time.step] = g_time.round_yard;
+            g_time.part[g_time.step++] = part;
+        }
     }
-    if (g_time.step == TIMING_ROUNDS)
+    if (g_time.step == TIMING_ROUNDS || g_time.voided >= TIMING_VOID_MAX)
         return 0;
     if (!g_time.in) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_cont;
+        sa.sa_flags = SA_RESTART;
+        sigaction(SIGCONT, &sa, NULL);
+        signal(SIGTSTP, SIG_IGN); /* the stops it can refuse */
+        signal(SIGTTIN, SIG_IGN);
+        signal(SIGTTOU, SIG_IGN);
         g_time.in = (int32_t *)xmalloc(JUDGE_CHUNK * sizeof(int32_t), "the judge's input");
         g_time.ref = (int32_t *)xmalloc(JUDGE_CHUNK * sizeof(int32_t), "the judge's scan");
-        g_time.state = grade_mix(box->seed ^ (uint64_t)wall_seconds() ^ 0x7ea5ull);
+        g_time.state = grade_mix(g_judge.seed ^ (uint64_t)wall_seconds() ^ 0x7ea5ull);
         g_time.n = JUDGE_CHUNK - grade_mix(g_time.state) % 4096;
     }
     /* a fresh input, the judge's serial scan of it (timed), the yardstick (timed) */
@@ -547,18 +625,26 @@ static int judge_serve(judge_box *box, int argc, char **argv)
         x ^= x << 17;
         g_time.in[i] = (int32_t)(uint32_t)(x >> 32);
     }
-    double t0 = wall_seconds();
+    /* the serial scan in the judge's own CPU time (a stop or a busy CPU does not lengthen it);
+       the yardstick in wall time, the program's threads asleep meanwhile (passive waiting: a
+       round in which they ran is void) */
+    g_time.conts = g_conts;
+    const long long child0 = child_cpu_ns();
+    const double w0 = wall_seconds();
+    double t0 = thread_cpu_seconds();
     scan_reference(g_time.in, g_time.ref, n, 0, 0);
-    g_time.serial[g_time.step] = wall_seconds() - t0;
+    g_time.round_serial = thread_cpu_seconds() - t0;
     t0 = wall_seconds();
     yardstick(g_time.in, g_time.ref, n, T); /* the same scan into the same array */
-    g_time.yard[g_time.step] = wall_seconds() - t0;
+    g_time.round_yard = wall_seconds() - t0;
+    const long long child1 = child_cpu_ns();
+    g_time.busy = child0 >= 0 && child1 >= 0 &&
+                  (double)(child1 - child0) > 0.1e9 * (wall_seconds() - w0);
     memcpy(box->data, g_time.in, n * sizeof(int32_t));
     box->op = JUDGE_TIMED;
     box->variant = 1; /* chapter 01's table: serial, threads */
     box->status = T;
     box->n = n;
-    ++g_time.step;
     g_time.pending = 1;
     g_time.sent = wall_seconds();
     return 1;
@@ -568,15 +654,21 @@ static int judge_serve(judge_box *box, int argc, char **argv)
 static int timing_finding(char *why, size_t len)
 {
     const int T = omp_get_max_threads(), cpus = cpus_here();
-    if ((T < cpus ? T : cpus) < TIMING_MIN_CPUS) {
+    if ((T < cpus ? T : cpus) < timing_min_cpus()) {
         snprintf(why, len, "not timed here: %d threads on %d CPUs, and the course's own scan cannot "
                  "gain %.1fx over a serial scan on fewer than %d", T, cpus, YARD_MIN,
-                 TIMING_MIN_CPUS);
+                 timing_min_cpus());
         return -1;
     }
+    if (g_time.stopped) {
+        snprintf(why, len, "the judge was stopped (SIGSTOP) in %d of its timing rounds, which only "
+                 "the program's own processes can do", g_time.stopped);
+        return 1;
+    }
     if (g_time.step < TIMING_ROUNDS) {
-        snprintf(why, len, "the judge could not time the threaded variant (%d of %d runs)",
-                 g_time.step, TIMING_ROUNDS);
+        snprintf(why, len, "the judge could not time the threaded variant (%d of %d rounds; %d "
+                 "void: the program's threads ran while the judge timed its own scans)",
+                 g_time.step, TIMING_ROUNDS, g_time.voided);
         return -1;
     }
     qsort(g_time.serial, TIMING_ROUNDS, sizeof(double), cmp_double);
@@ -642,7 +734,7 @@ static int judge_verdicts(const judge_case *log, int cases, char claims[][512], 
             limit = (size_t)strtoull(argv[i + 1], NULL, 10);
     size_t sizes[IN_PLACE_MAX_SIZES];
     const int count = in_place_sizes((size_t)T, limit, sizes);
-    const size_t sharing = sharing_size((size_t)T, g_box->seed);
+    const size_t sharing = sharing_size((size_t)T, g_judge.seed); /* its own seed, not the box's */
     long passed = 0, failed = 0, out_passed = 0, out_failed = 0;
     int at = 0;
     for (int i = 0; i < count; ++i)
@@ -674,7 +766,9 @@ static int judge_verdicts(const judge_case *log, int cases, char claims[][512], 
                failed);
     if (g_time.wrong)
         failed += g_time.wrong;
-    /* the work sharing: the program's own witnesses count only against it; the judge's timing */
+    /* the work sharing: the program's own witnesses count only against it (their claim is
+       text in the box, which the child and anything it started can write: review 3, #2); only
+       the judge's own timing says "shared", and where it cannot time, nothing does */
     const char *claim = claim_count == 1 ? claims[0] : NULL;
     char why[400];
     const int timed = T >= 2 ? timing_finding(why, sizeof why) : -1;
@@ -688,13 +782,16 @@ static int judge_verdicts(const judge_case *log, int cases, char claims[][512], 
         verdict("ONE THREAD: %s", claim + 12);
     } else if (timed == 1) {
         verdict("ONE THREAD: %s (the judge's timing)", why);
-    } else if (strncmp(claim, "too little: ", 12) == 0) {
-        verdict("work sharing not checked: %s, on %d threads", claim + 12, T);
     } else if (timed == 0) {
         verdict("threads shared the work: %s", why);
+    } else if (strncmp(claim, "too little: ", 12) == 0 && failed) {
+        /* believable only of a part whose outputs were wrong (a right scan writes its whole
+           output), which loses its correctness items anyway */
+        verdict("work sharing not checked: %s, on %d threads", claim + 12, T);
     } else {
-        verdict("threads shared the work: by the page witnesses (in the program's own process: a "
-                "part can fool them); %s", why);
+        verdict("work sharing not decided here: %s (the program's own witnesses saw no one "
+                "thread do the scan, but they run in its process, where a part can fool them)",
+                why);
     }
     if (!claim)
         ++out_failed;

@@ -6,8 +6,12 @@
  *
  * The grader makes a pipe for each harness run, writes one line into it, `TOKEN SEED` (a fresh
  * random token of 32 hex digits, and this run's seed), closes its end, and names the descriptor in
- * GRADE_FD. Each verdict is one line `[grader TOKEN] text`; the grader believes only the lines with
- * its token and counts a missing verdict as a failure.
+ * GRADE_FD; and it opens a file of its own (unlinked, write-only for the harness) named in
+ * GRADE_VERDICT_FD. Each verdict is one line `[grader TOKEN] text` in that file (and its text
+ * alone on stdout, for the student); the grader believes only the file's lines with its token
+ * and counts a missing verdict as a failure. The child closes both descriptors before any of the
+ * student's code runs: the token and the verdicts never pass through anything it holds (the
+ * third gaming review read them back from the shared stdout pipe).
  *
  * Before, the token lived in the one process that ran the student's code too, and a part could
  * find it in memory and forge verdicts (the second gaming review). Now the harness's first
@@ -15,7 +19,8 @@
  * none of the student's code has run yet, and no CUDA call has been made) maps a shared box and
  * forks:
  *  - the **judge** (the parent) reads the grader's pipe itself, makes itself undumpable (the
- *    child, of the same uid, can then neither ptrace it nor read its memory), hands the child the
+ *    child, of the same uid and not root, can then neither ptrace it nor read its memory or
+ *    its descriptors: classroom/tests/judge_cases.py tries), hands the child the
  *    run's seed (not the token), and from then on only answers the child's messages: for each
  *    output the child shows it (a *case*: n, the input's pattern or the hidden-vector generator,
  *    inclusive or exclusive, copied into the box a chunk at a time, small ones in batches), it
@@ -24,11 +29,14 @@
  *    child has ended, the harness's judge_verdicts() (each harness has its own) reads the judge's
  *    log of cases, compares it with the plan of cases the run must hold, and prints the verdicts.
  *    The judge never calls the student's code, never returns from the constructor, and exits with
- *    the verdicts' status;
+ *    the verdicts' status. Its wait ends when the child exits (a pidfd), not at the end of a
+ *    pipe that a process the child started may hold open; a child killed by a signal, SIGKILL
+ *    too, gives the verdicts of what it showed (the grader's "interrupted" is its own word);
  *  - the **child** closes the grader's pipe (it never had the token), waits for the seed, and runs
  *    main(): the harness's driver and the student's code. What it tells the judge are claims: its
- *    outputs (judged), its own witnesses' findings (believed only when they count against it) and,
- *    on the GPU, its timings (its word; see the design note).
+ *    outputs (judged), its own witnesses' findings (believed only when they count against it:
+ *    the box is writable by anything the child starts) and, on the GPU, its timings (its word;
+ *    see the design note). The judge plans and checks from its own seed, never the box's.
  * A child that dies, skips a case, or leaves the plan short gives no passing verdict. Run by hand
  * (no GRADE_FD), the token is `none`, which the grader never accepts.
  */
@@ -44,8 +52,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -124,7 +134,25 @@ static uint64_t run_seed(void)
     return g_box ? g_box->seed : JUDGE_HAND_SEED;
 }
 
-/** Print one verdict line with the token, in one write, after what stdout holds (the judge). */
+/** In the judge: the grader's verdict file (GRADE_VERDICT_FD), which the child never has. */
+static int g_verdict_fd = -1;
+
+static void write_all(int fd, const char *p, size_t left)
+{
+    while (left) {
+        const ssize_t k = write(fd, p, left);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        p += k;
+        left -= (size_t)k;
+    }
+}
+
+/** One verdict (the judge): `[grader TOKEN] text` in one write to the grader's verdict file,
+    and the text alone on stdout, after what stdout holds, for the student to read. Run by hand
+    (no verdict file), the line with the token `none` goes to stdout. */
 static void verdict(const char *fmt, ...)
 {
     char text[1024];
@@ -135,14 +163,11 @@ static void verdict(const char *fmt, ...)
     va_end(ap);
     strcat(text, "\n");
     fflush(stdout);
-    const char *p = text;
-    size_t left = strlen(text);
-    while (left) {
-        const ssize_t k = write(STDOUT_FILENO, p, left);
-        if (k <= 0)
-            break;
-        p += k;
-        left -= (size_t)k;
+    if (g_verdict_fd >= 0) {
+        write_all(g_verdict_fd, text, strlen(text));
+        write_all(STDOUT_FILENO, text + at, strlen(text + at));
+    } else {
+        write_all(STDOUT_FILENO, text, strlen(text));
     }
 }
 
@@ -488,18 +513,46 @@ static void judge_run(int argc, char **argv, uint64_t seed)
     g_judge.seed = seed;
     char byte;
     ssize_t k;
+    int status = 0, reaped = 0;
+    /* the child's end: a pidfd where the kernel has them, else a look every 100 ms (never the
+       pipe's EOF, which a process the child started can hold off for ever) */
+#ifdef SYS_pidfd_open
+    const int pidfd = (int)syscall(SYS_pidfd_open, g_judge_child, 0);
+#else
+    const int pidfd = -1;
+#endif
     for (;;) {
+        struct pollfd watch[2] = {{g_to_judge, POLLIN, 0}, {pidfd, POLLIN, 0}};
+        const int ready = poll(watch, pidfd >= 0 ? 2 : 1, pidfd >= 0 ? -1 : 100);
+        if (ready < 0 && errno != EINTR)
+            break;
+        if (pidfd >= 0 ? (watch[1].revents != 0) :
+                         waitpid(g_judge_child, &status, WNOHANG) == g_judge_child) {
+            reaped = pidfd < 0;
+            break; /* the child has ended: what it left running talks to no one */
+        }
+        if (ready <= 0 || !watch[0].revents)
+            continue;
         while ((k = read(g_to_judge, &byte, 1)) < 0 && errno == EINTR)
             ;
-        if (k != 1)
-            break; /* the child has ended */
+        if (k != 1) {
+            if (pidfd < 0)
+                break; /* no writer left: the child has ended */
+            close(g_to_judge); /* no writer left; wait for the child itself */
+            g_to_judge = -1;
+            while (poll(&watch[1], 1, -1) < 0 && errno == EINTR)
+                ;
+            break;
+        }
         judge_box *b = g_box;
         const int op = b->op;
         if (op == JUDGE_BEGIN) {
             case_begin(b->n, b->pattern, b->exclusive, b->variant, b->text);
         } else if (op == JUDGE_DATA) {
-            if (b->count <= JUDGE_CHUNK)
-                case_data(b->first, b->count, b->data);
+            /* read once: anything the child started can change the box meanwhile */
+            const size_t first = b->first, count = b->count;
+            if (count <= JUDGE_CHUNK)
+                case_data(first, count, b->data);
             else if (g_judge.c)
                 g_judge.c->pattern = -2;
         } else if (op == JUDGE_END) {
@@ -533,21 +586,19 @@ static void judge_run(int argc, char **argv, uint64_t seed)
         if (write(g_to_child, &byte, 1) != 1)
             break;
     }
-    int status = 0;
-    while (waitpid(g_judge_child, &status, 0) < 0 && errno == EINTR)
+    while (!reaped && waitpid(g_judge_child, &status, 0) < 0 && errno == EINTR)
         ;
-    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
-        /* killed from outside (the out-of-memory killer, another grader) or by itself: the
-           grader reads the harness's SIGKILL as "interrupted: regrade" */
-        fflush(stdout);
-        kill(getpid(), SIGKILL);
-    }
+    /* a child killed by a signal, SIGKILL too, gives the verdicts of what it showed: it may
+       have sent the signal itself, so it never makes the run "interrupted" (that is the
+       grader's word alone: classroom/sandbox.py) */
     char ended[80];
     if (WIFEXITED(status))
         snprintf(ended, sizeof ended, "the program exited %d", WEXITSTATUS(status));
     else
         snprintf(ended, sizeof ended, "the program was killed by signal %d",
                  WTERMSIG(status));
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+        verdict("killed: %s", ended); /* for the instructor's notes (classroom/sandbox.py) */
     judge_print_failures(g_judge.log, g_judge.cases);
     const int code = judge_verdicts(g_judge.log, g_judge.cases, claims, claim_count, status,
                                     ended, argc, argv);
@@ -565,8 +616,9 @@ __attribute__((constructor(101))) static void judge_start(int argc, char **argv)
         fprintf(stderr, "harness: cannot make the judge's box or pipes\n");
         _exit(3);
     }
-    const char *fd_text = getenv("GRADE_FD");
+    const char *fd_text = getenv("GRADE_FD"), *vfd_text = getenv("GRADE_VERDICT_FD");
     const int fd = fd_text && *fd_text ? atoi(fd_text) : -1;
+    const int vfd = vfd_text && *vfd_text ? atoi(vfd_text) : -1;
     fflush(NULL);
     const pid_t pid = fork();
     if (pid < 0) {
@@ -574,9 +626,11 @@ __attribute__((constructor(101))) static void judge_start(int argc, char **argv)
         _exit(3);
     }
     if (pid == 0) {
-        /* the child: no token, ever; wait for the seed, then main() */
+        /* the child: no token and no verdict file, ever; wait for the seed, then main() */
         if (fd >= 0)
             close(fd);
+        if (vfd >= 0)
+            close(vfd);
         close(up[0]);
         close(down[1]);
         g_to_judge = up[1];
@@ -595,6 +649,8 @@ __attribute__((constructor(101))) static void judge_start(int argc, char **argv)
     g_to_judge = up[0];
     g_to_child = down[1];
     g_judge_child = pid;
+    if (vfd >= 0 && vfd != fd && vfd > STDERR_FILENO)
+        g_verdict_fd = vfd;
     uint64_t seed = JUDGE_HAND_SEED;
     if (fd >= 0) {
         char line[128];
@@ -607,7 +663,8 @@ __attribute__((constructor(101))) static void judge_start(int argc, char **argv)
         char token[40];
         unsigned long long s;
         if (sscanf(line, "%39s %llu", token, &s) == 2 && strlen(token) == 32) {
-            memcpy(g_token, token, 33);
+            if (g_verdict_fd >= 0) /* the token goes nowhere but into the verdict file */
+                memcpy(g_token, token, 33);
             seed = s;
         }
         memset(line, 0, sizeof line);

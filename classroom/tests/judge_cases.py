@@ -14,10 +14,23 @@ harness as the grader links it and run through the grader's sandbox with a fresh
     _exit(0) before any check: the judge says WRONG;
   - T2 (a serial scan whose other threads touch their pages, spin and rewrite them): wherever the
     judge could time it (a machine with idle cores), it is flagged; on a small or busy machine the
-    judge says it could not time it (docs/instructor.md).
+    judge says it could not time it (docs/instructor.md);
+  - the third gaming review (cheats/G3*.body): C_selfkill, a wrong part that SIGKILLs itself in
+    the harness, fails (never "interrupted"), and the grader notes the kill; B_boxclaim, a serial
+    scan whose grandchild rewrites the witnesses' claim in the judge's box to "shared", is not
+    "shared"; A_thief, a serial scan whose grandchild keeps every descriptor (the judge's pipe
+    too) and steals the verdict lines from the harness's stdout, finds none there, and does not
+    hold the judge past the child's end; a part that opens /proc/<judge>/mem and its verdict file
+    and PTRACE_ATTACHes it is refused each (the judge is undumpable, and of another user than
+    root where the grader runs as root: docs/instructor.md says what is left as root);
+    S_stop, a grandchild that stops and continues the judge while it times, is flagged.
+Where the judge cannot time the threaded variant (fewer than 3 CPUs), no run is "shared": the
+course's part says "not decided here".
 """
+import concurrent.futures
 import os
 import subprocess
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -45,7 +58,9 @@ def build(kit, tmp, name, body, harness_o):
     return out if r.returncode == 0 else None
 
 
-def main(kit, tmp, check):
+def main(kit, tmp, check, full=False):
+    """The quick tier's cases; `full` (test_kit.py --all) adds the third gaming review's parts
+    that start processes, probe the judge or stop it (G3B, G3A, G3P, G3S: about 10 s more)."""
     import items  # noqa: E402
     import runs  # noqa: E402
     import sandbox  # noqa: E402
@@ -59,11 +74,19 @@ def main(kit, tmp, check):
     if r.returncode:
         return
     body = {n: open(os.path.join(HERE, "cheats", n + ".body")).read()
-            for n in ("T1b_token_getenv", "T5_forge_exit", "T6_big_forge", "T2_touch_rewrite_spin")}
+            for n in ("T1b_token_getenv", "T5_forge_exit", "T6_big_forge", "T2_touch_rewrite_spin",
+                      "G3C_selfkill") + (("G3B_boxclaim", "G3A_thief", "G3P_ptrace", "G3S_stop")
+                                         if full else ())}
     body["T6_small"] = body["T6_big_forge"].replace("n > ((size_t)1 << 31)", "n > 60000")
     cases = {"course": None, "T1b": body["T1b_token_getenv"], "T5": body["T5_forge_exit"],
-             "T6_small": body["T6_small"], "T2": body["T2_touch_rewrite_spin"]}
-    made = {name: build(kit, tmp, name, b, harness_o) for name, b in cases.items()}
+             "T6_small": body["T6_small"], "T2": body["T2_touch_rewrite_spin"],
+             "G3C": body["G3C_selfkill"]}
+    if full:
+        cases.update(G3B=body["G3B_boxclaim"], G3A=body["G3A_thief"], G3P=body["G3P_ptrace"],
+                     G3S=body["G3S_stop"])
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:  # the builds, on both cores
+        made = dict(zip(cases, pool.map(lambda c: build(kit, tmp, c[0], c[1], harness_o),
+                                        cases.items())))
     check("the judge: the course's part and the review's cheats link with the harness",
           all(made.values()), str(made))
     if not all(made.values()):
@@ -72,23 +95,83 @@ def main(kit, tmp, check):
         runs.trust(h)
     sb = sandbox.Sandbox(os.path.join(tmp, "judge_work"), list(made.values()), [], False)
 
-    def said(name, threads, big=None):
-        env = items.omp_env(threads, GRADE_SEGMENT="0", **({"GRADE_BIG": big} if big else {}))
+    def said(name, threads, big=None, timeout=runs.TIMEOUT, **more):
+        env = items.omp_env(threads, GRADE_SEGMENT="0", **({"GRADE_BIG": big} if big else {}),
+                            **more)
         cmd = [made[name], "--self-test"] + ([] if big else ["-n", "70000"])
-        status, out, verdicts = sb.harness(cmd, 4242, f"judge/{name}/{threads}/{big}", env=env)
+        status, out, verdicts = sb.harness(cmd, 4242, f"judge/{name}/{threads}/{big}", env=env,
+                                           timeout=timeout)
         return status, out, verdicts
 
+    # the judge times the threaded variant only with 3 CPUs for 3 threads (harness_cpu.c), and
+    # judges only where the yardstick gained 2x (idle cores): elsewhere "not decided here"
+    timed = len(os.sched_getaffinity(0)) >= 3
+    shared = ("threads shared", "work sharing not decided here") if timed else \
+        "work sharing not decided here"
     try:
-        status, out, v = said("course", 3)
+        # timed on 2 CPUs too (GRADE_TIMING_MIN_CPUS: the kit's test alone sets it), where the
+        # yardstick cannot gain 2x: the timing's code runs, and must not flag the course's part
+        status, out, v = said("course", 3, GRADE_TIMING_MIN_CPUS="2")
+        c_share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
         big_status, big_out, big_v = said("course", 3, "70001")
-        check("the judge: the course's part passes the in-place battery, shares the work, and "
-              "is right at the n > 2^31 path's small n",
+        check("the judge: the course's part passes the in-place battery, and is right at the "
+              "n > 2^31 path's small n; its work sharing is " +
+              ("shared by the judge's timing, or not decided here where the machine is busy"
+               if timed else "not decided here (< 3 CPUs: the judge cannot time it)"),
               status == 0 and [x for x in v if x.startswith("in place ")] and
               v[-1].startswith("in place passed") and "out of place passed" in " ".join(v) and
-              any(x.startswith("threads shared")
-                                                          for x in v) and
+              any(x.startswith(shared) for x in v) and
               big_status == 0 and big_v and big_v[0].endswith("right"),
               f"{status} {v} {big_status} {big_v} {out[-300:]} {big_out[-300:]}")
+        killed = len(sb.killed)
+        status, out, v = said("G3C", 3, timeout=120)
+        check("the judge: a wrong part that SIGKILLs itself in the harness (gamer3 C_selfkill) "
+              "fails the in-place and out-of-place batteries, is never \"interrupted\", and "
+              "the grader notes the kill", status not in (0, -9) and not sb.interrupted and
+              len(sb.killed) == killed + 1 and "SIGKILL" in sb.killed[-1] and
+              any(x.startswith("in place FAILED") for x in v) and
+              any(x.startswith("out of place FAILED") for x in v),
+              f"{status} {v} {sb.interrupted} {sb.killed} {out[-300:]}")
+        if full:
+            status, out, v = said("G3B", 3, timeout=120)
+            check("the judge: a serial scan whose grandchild rewrites the witnesses' claim in the "
+                  "judge's box to \"shared\" (gamer3 B_boxclaim) is not shared",
+                  not any(x.startswith("threads shared") for x in v) and
+                  len([x for x in v if x.startswith(items.SHARE_VERDICTS)]) == 1,
+                  f"{status} {v} {out[-300:]}")
+            t0 = time.time()
+            status, out, v = said("G3A", 3, timeout=120)
+            took = time.time() - t0
+            check("the judge: a grandchild that holds every descriptor and reads the harness's "
+                  "stdout back (gamer3 A_thief) finds no verdict to steal, and the judge ends with "
+                  "the child (not at the pipe's end)", took < 60 and status != 124 and
+                  "stolen" not in out and v and v[-1].startswith("in place ") and
+                  not any(x.startswith("threads shared") for x in v),
+                  f"{took:.0f} s, {status} {v} {out[-300:]}")
+            status, out, v = said("G3P", 3, timeout=120)
+            probe = next((l for l in out.splitlines() if l.startswith("probe: ")), "no probe line")
+            refused = probe.count("refused") == 3
+            print("     " + probe)
+            if sb.note and os.geteuid() == 0:
+                # as root with no user of its own per run, the part runs as root and can (the
+                # limitation docs/instructor.md states): nothing to check here
+                print(f"skip the judge out of the part's reach: the runs are root's here ({probe})")
+            else:
+                check("the judge: a part, run as the grader runs it (" +
+                      ("a user of its own" if not sb.note else "the grader's own user, not root") +
+                      "), can neither open the judge's memory or verdict file nor trace it "
+                      "(gamer3 #5)", refused and v and v[-1].startswith("in place passed"),
+                      f"{probe} {v}")
+            # the timing on 2 CPUs too (GRADE_TIMING_MIN_CPUS: the kit's test alone sets it)
+            status, out, v = said("G3S", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            check("the judge: a part whose grandchild stops and continues the judge while it "
+                  "times (gamer3 #6) is flagged (only the program's processes can stop the "
+                  "judge); the course's part, timed the same way, is not",
+                  len(share) == 1 and share[0].startswith("ONE THREAD") and
+                  "stopped" in share[0] and len(c_share) == 1 and
+                  not c_share[0].startswith("ONE THREAD") and "stopped" not in c_share[0],
+                  f"{share} {c_share} {out[-300:]}")
         status, out, v = said("T1b", 3)
         check("the judge: a serial scan that forges verdicts with a token found in its memory "
               "(gamer2 T1b) is not believed: one in-place verdict, the work not shared",
@@ -107,8 +190,9 @@ def main(kit, tmp, check):
         status, out, v = said("T2", 4)
         share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
         check("the judge: a serial scan whose threads touch, spin and rewrite (gamer2 T2) is "
-              "flagged wherever the judge could time it",
-              len(share) == 1 and (share[0].startswith("ONE THREAD") or "not timed here" in
-                                   share[0]), f"{status} {v}")
+              "flagged wherever the judge could time it, else not decided (never shared)",
+              len(share) == 1 and share[0].startswith(("ONE THREAD",
+                                                       "work sharing not decided here")),
+              f"{status} {v}")
     finally:
         sb.close()

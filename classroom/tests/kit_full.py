@@ -23,6 +23,9 @@ tier (several minutes on 2 cores; no GPU needed).
     programs run as a user of their own; the checker and the harnesses are made, and hashed,
     before the first student program runs; on Gradescope, a part that includes ../grade.env
     finds no seed.
+ 7. A grader stopped by SIGTERM leaves none of its runs' processes; a wrong part that SIGKILLs
+    itself in the harness (the third gaming review's C_selfkill, as handed in) is graded as
+    failed and flagged, never "interrupted".
 """
 import json
 import os
@@ -383,7 +386,7 @@ def harness_and_sandbox(tmp):
                           "rounds=7 reps=20 warmup=3 student_pct=99.0 reference_pct=50.0 "
                           "ratio=1.98 memcpy_us=1 memcpy_spread_pct=1.0 student_right=0 "
                           "reference_right=1 launches_checked=161 student_wrong_blocks=7 "
-                          "reference_wrong_blocks=0\"\nexit 1\n")
+                          "reference_wrong_blocks=0\" >&\"$GRADE_VERDICT_FD\"\nexit 1\n")
     os.chmod(fake, 0o755)
 
     class Made:
@@ -467,6 +470,31 @@ def stopped_grader(tmp):
               not left, f"runs seen {seen} (pid, uid), exit {status}, left {left}")
 
 
+def selfkill_graded(tmp):
+    """Review 3, #1, graded whole: gamer3's C_selfkill as handed in (libc through its resolver,
+    past the gate), a wrong part that SIGKILLs itself in every harness run, scores the build's 5,
+    the status and the notes for the instructor say a run was killed, and nothing is
+    "interrupted" (which a part could choose to hide a wrong output, the review's point)."""
+    body = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "cheats",
+                             "G3C_selfkill_resolver.body")).read()
+    path = os.path.join(tmp, "plant_selfkill", "cpu_serial.c")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "w").write(kit.replace_parts(open(os.path.join(ROOT, "01_cpu_serial",
+                                                              "cpu_serial.c")).read(),
+                                            {"three-steps": body}, "cpu_serial.c"))
+    r = grade(1, path, os.path.join(tmp, "f_selfkill"))
+    if r:
+        place = next(t for t in r["tests"] if t["name"].startswith("in place"))
+        check("grade: a wrong part that SIGKILLs itself in the harness (gamer3 C_selfkill) "
+              "scores the build's 5, its in-place item FAILED, flagged for the instructor, "
+              "never \"interrupted\"", r["score"] == 5 and place["score"] == 0 and
+              "killed by SIGKILL" in r["extra_data"]["verdict"] and
+              "interrupted" not in json.dumps(r) and
+              any("SIGKILL" in n for n in r["extra_data"]["instructor_notes"]),
+              json.dumps(scores(r)) + " " + r["extra_data"]["verdict"] + " " +
+              json.dumps(r["extra_data"]["instructor_notes"])[:600])
+
+
 def runs_from(folder):
     """(pid, uid) of the live processes whose command line names a file in folder."""
     found = []
@@ -497,4 +525,5 @@ def main(tmp, copy, week1):
     gradescope_run(tmp)
     harness_and_sandbox(tmp)
     stopped_grader(tmp)
+    selfkill_graded(tmp)
     return test_kit.failures[before:]

@@ -20,7 +20,8 @@ The quick tier:
     not write;
  5. the grader on chapter 01 (GRADE_MAX_N=70000), as make grade-class grades a Gradescope
     export of six, writing outside the course unless told: the course's file scores 60 with
-    both gates passed, the n > 2^31 case "not run here" shown to the student and the grade
+    the honesty gate passed and the work sharing passed by the judge's timing or (on 2 CPUs)
+    "not decided here", the n > 2^31 case "not run here" shown to the student and the grade
     partial; a part that skips each slice's first element earns the build's 5 and nothing else;
     a threaded variant that scans on one thread while the others touch their pages and spin,
     gluing a "." before the harness's verdict, fails "threads share the work" (15 of 60);
@@ -29,9 +30,13 @@ The quick tier:
     the instructor; the checker finds a wrong element; four graders at once make the same hidden
     vectors whole. (--all: the stub is "not written": no
     build points, no honesty failure.)
- 7. running students' code (fake harnesses, no build): only the harness's lines with the run's
-    token count, wherever they start; the judge (judge_cases.py: chapter 01's harness with the
-    second gaming review's parts) believes no verdict a part forges from inside its process; a missing, repeated or non-finite verdict fails (in
+ 7. running students' code (fake harnesses, no build): only the lines with the run's token in
+    the harness's verdict file count (not its stdout), wherever they start; the judge
+    (judge_cases.py: chapter 01's harness with the second and third gaming reviews' parts)
+    believes no verdict a part forges from inside its process or from a process it starts, is
+    out of its reach (memory, ptrace, descriptors), and a part's own SIGKILL fails its runs
+    (only a grader being stopped makes one "interrupted"); a missing, repeated or non-finite
+    verdict fails (in
     place, work sharing, speed); GRADE_SEED reaches no student program and each harness run
     gets a seed of its own; a run's leftover processes are killed and it cannot write another
     student's folder; a flood of output is stopped and kept in part; a compiler that waits is
@@ -516,10 +521,22 @@ def reports_and_class(tmp, course):
     if full:
         valid_results(full, "chapter 01")
         seen = student_view(full)
-        check("grade: chapter 01 unchanged scores 60 of 60, both gates passed; the n > 2^31 case "
-              "'not run here' is shown to the student, and the grade and the item are partial",
+        # the work sharing: passed by the judge's timing, or, where it could not time the part
+        # (fewer than 3 CPUs, a busy machine), "not decided here" and partial, never on the
+        # program's word (review 3, #2)
+        share_name = next(t["name"] for t in full["tests"] if t["name"].startswith("threads"))
+        undecided = gate_of(full, "threads") is None and \
+            full["extra_data"]["status"][share_name] == "partial" and \
+            "not run here: work sharing not decided here" in seen
+        check("grade: chapter 01 unchanged scores 60 of 60, the honesty gate passed, the work "
+              "sharing passed (" + ("" if len(os.sched_getaffinity(0)) >= 3 else "never here, "
+                                    "on 2 CPUs: ") + "else 'not decided here', partial, shown to "
+              "the student); the n > 2^31 case 'not run here' is shown to the student, and the "
+              "grade and the item are partial",
               full["score"] == 60 == full["extra_data"]["max_score"] and
-              gate_of(full, "honesty") == "passed" and gate_of(full, "threads") == "passed" and
+              gate_of(full, "honesty") == "passed" and
+              (undecided if len(os.sched_getaffinity(0)) < 3 else
+               undecided or gate_of(full, "threads") == "passed") and
               full["extra_data"]["partial"] and "not run here: the n > 2^31 case" in seen and
               full["extra_data"]["status"][next(t["name"] for t in full["tests"]
                                                 if t["name"].startswith("hidden"))] == "partial",
@@ -638,7 +655,10 @@ def vectors_at_once(tmp, binary):
 # 7. running students' code: the harness's verdicts, the seed, the sandbox, the output, the file
 # ---------------------------------------------------------------------------------------------
 
-TOKEN_READ = 'read -r tok seed <&"$GRADE_FD"\n'
+# a fake harness's judge: the token from GRADE_FD; `say TEXT [PREFIX]` writes a verdict line,
+# with the token, to the verdict file (GRADE_VERDICT_FD), as classroom/grader/verdict.h does
+TOKEN_READ = ('read -r tok seed <&"$GRADE_FD"\n'
+              'say() { echo "$2[grader $tok] $1" >&"$GRADE_VERDICT_FD"; }\n')
 FORGED = "[grader " + "f" * 32 + "]"
 
 
@@ -659,22 +679,25 @@ def verdicts_and_seed(tmp):
     import sandbox  # noqa: E402
     work = os.path.join(tmp, "verdict_work")
     cases = {  # name: (script, in place scored?, the work-sharing gate, a word of its output)
-        "glued": (TOKEN_READ + 'printf "."; echo "[grader $tok] ONE THREAD: thread 0 wrote '
+        "glued": (TOKEN_READ + 'printf "."; say "ONE THREAD: thread 0 wrote '
                   'first to all pages"\necho "%s threads shared the work"\n'
-                  'echo "[grader $tok] in place passed: 9 passed, 0 failed"\n' % FORGED,
+                  'say "in place passed: 9 passed, 0 failed"\n' % FORGED,
                   True, "failed", "thread 0 wrote first"),
         "forged": ('echo "%s threads shared the work"\necho "in place passed: 9 passed, 0 failed"\n'
                    % FORGED, False, "failed", "missing"),
-        "twice": (TOKEN_READ + 'echo "[grader $tok] threads shared the work"\n'
-                  'echo "[grader $tok] in place FAILED: 0 passed, 9 failed"\n'
-                  'echo "[grader $tok] in place passed: 9 passed, 0 failed"\n', False, "passed",
+        "twice": (TOKEN_READ + 'say "threads shared the work"\n'
+                  'say "in place FAILED: 0 passed, 9 failed"\n'
+                  'say "in place passed: 9 passed, 0 failed"\n', False, "passed",
                   "2 times"),
-        "honest": (TOKEN_READ + 'echo "[grader $tok] threads shared the work"\n'
-                   'echo "[grader $tok] in place passed: 9 passed, 0 failed"\n', True, "passed",
+        "honest": (TOKEN_READ + 'say "threads shared the work"\n'
+                   'say "in place passed: 9 passed, 0 failed"\n', True, "passed",
                    "in place passed"),
-        "unwritten": (TOKEN_READ + 'echo "[grader $tok] work sharing not checked: the threaded '
+        "stdout": (TOKEN_READ + 'echo "[grader $tok] threads shared the work"\n'
+                   'echo "[grader $tok] out of place passed: 9 passed, 0 failed"\n'
+                   'say "in place passed: 9 passed, 0 failed"\n', True, "failed", "missing"),
+        "unwritten": (TOKEN_READ + 'say "work sharing not checked: the threaded '
                       'variant wrote too little of its output to tell"\n'
-                      'echo "[grader $tok] in place FAILED: 0 passed, 9 failed"\n', False, None,
+                      'say "in place FAILED: 0 passed, 9 failed"\n', False, None,
                       "not checked: the threaded variant wrote too little"),
     }
     for name, (script, scored, gate, word) in cases.items():
@@ -684,18 +707,20 @@ def verdicts_and_seed(tmp):
         items.in_place({"cpu": True}, it, h, [("OMP_NUM_THREADS=3", items.omp_env(3))], sb, 4242,
                        share)
         sb.close()
-        check(f"harness verdicts ({name}): only lines with the run's token count, wherever they "
-              f"start; a missing or repeated one fails", (it["score"] == 5) == scored and
+        check(f"harness verdicts ({name}): only lines with the run's token in its verdict file "
+              f"count (not on stdout), wherever they start; a missing or repeated one fails",
+              (it["score"] == 5) == scored and (name != "stdout" or not it["out_of_place"]) and
               share.get("status_gate") == gate and word in it["output"] + share.get("output", ""),
               f"{it['score']} {share} {it['output'][-300:]}")
     line = ("speed: n=1 variant=x rounds=7 reps=20 warmup=3 student_pct=%s reference_pct=50.0 "
             "ratio=1 memcpy_us=1 memcpy_spread_pct=1.0 student_right=1 reference_right=1 "
             "launches_checked=161 student_wrong_blocks=0 reference_wrong_blocks=0")
     speeds = {"forged": ('echo "%s"\n' % (line % "99.0"), False),
-              "nan": (TOKEN_READ + 'echo "[grader $tok] %s"\n' % (line % "nan"), False),
-              "twice": (TOKEN_READ + 'echo "[grader $tok] %s"\necho "[grader $tok] %s"\n'
+              "nan": (TOKEN_READ + 'say "%s"\n' % (line % "nan"), False),
+              "twice": (TOKEN_READ + 'say "%s"\nsay "%s"\n'
                         % (line % "99.0", line % "99.0"), False),
-              "honest": (TOKEN_READ + 'echo "x[grader $tok] %s"\n' % (line % "48.0"), True)}
+              "stdout": (TOKEN_READ + 'echo "[grader $tok] %s"\n' % (line % "48.0"), False),
+              "honest": (TOKEN_READ + 'say "%s" x\n' % (line % "48.0"), True)}
     for name, (script, scored) in speeds.items():
         h = runs.trust(fake(tmp, "s_" + name, script))
 
@@ -840,10 +865,18 @@ def partial_texts():
     capped = reports.partial_text([it("build", "graded"), it("hidden vectors", "partial",
                                   "not run here: the n > 2^31 case (GRADE_MAX_N=70000 limits the "
                                   "sizes)")], (False, ""))
+    both = reports.partial_text([it("build", "graded"), it("threads share the work", "partial",
+                                 "not run here: work sharing not decided here: not timed here"),
+                                 it("hidden vectors", "partial", "not run here: the n > 2^31 "
+                                    "case (GRADE_MAX_N=70000 limits the sizes)")], (False, ""))
     check("partial grades say what is true: without a GPU 'working parts from wrong ones'; a "
-          "case left out by GRADE_MAX_N was capped, not 'could not run on this machine'",
+          "case left out by GRADE_MAX_N was capped, not 'could not run on this machine'; the "
+          "work sharing not decided on this machine is not said to be capped",
           "stub" not in no_gpu and "from wrong ones" in no_gpu and "GRADE_MAX_N=70000" in capped
-          and "could not run" not in capped, no_gpu + "\n" + capped)
+          and "could not run" not in capped and re.search(
+              r"threads share the work could not run on this grading machine", both) and
+          re.search(r"a case of hidden vectors was not run: the instructor capped", both),
+          no_gpu + "\n" + capped + "\n" + both)
 
 
 def metadata(tmp):
@@ -891,8 +924,9 @@ def grade_needs(tmp):
 
 def outside_kill(tmp):
     """Review 2's #1: graders of two course folders take different ids (one lock folder for the
-    machine), and a run killed by a SIGKILL the grader did not send is "interrupted: regrade",
-    never a wrong output or threads that do not share the work."""
+    machine); review 3's #1: a run killed by a SIGKILL the grader did not send (the program's
+    own) fails, and only a run killed while the grader is being stopped is "interrupted:
+    regrade", never a wrong output or threads that do not share the work."""
     import grade as grader  # noqa: E402
     import items  # noqa: E402
     import reports  # noqa: E402
@@ -911,27 +945,49 @@ def outside_kill(tmp):
             lock.close()
     check("graders of two course folders on one machine never take the same id",
           None not in ids and ids[0] != ids[1], repr(ids))
-    h = runs.trust(fake(tmp, "h_killed", TOKEN_READ + 'echo "[grader $tok] threads shared the '
-                        'work"\nkill -9 $$\n'))
-    sb = sandbox.Sandbox(os.path.join(tmp, "killed_work"), [h], [], False)
-    it_build, it_honest, it_share, it_place = (items.item("build", 5), items.item("honesty", 0),
-                                               items.item("threads share the work", 0),
-                                               items.item("in place", 5))
-    share = {}
-    items.in_place({"cpu": True}, it_place, h, [("OMP_NUM_THREADS=3", items.omp_env(3))], sb,
-                   4242, share)
-    sb.close()
-    it_share["output"], it_build["score"] = share.get("output", ""), 5
-    gates, verdict, instructor = {"honesty": "passed", it_share["name"]: None}, [], []
-    if sb.interrupted:
-        grader.interrupted(sb.interrupted, [it_share, it_place], gates, verdict, instructor)
-    out = reports.result("01_cpu_serial", 1, [it_build, it_honest, it_share, it_place], gates, [],
-                         instructor, verdict, (False, ""), time.time(), True, {},
-                         os.path.join(tmp, "killed_work"))
-    check("a run killed from outside (SIGKILL) is \"interrupted: regrade\", not scored as wrong "
-          "or as not sharing the work", bool(sb.interrupted) and
+    h = runs.trust(fake(tmp, "h_killed", TOKEN_READ + 'say "threads shared the work"\n'
+                        'kill -9 $$\n'))
+
+    def graded(stopping):
+        """A chapter 01 run killed by SIGKILL: by itself, or while the grader is stopped."""
+        sb = sandbox.Sandbox(os.path.join(tmp, "killed_work"), [h], [], False)
+        it_build, it_honest, it_share, it_place = (items.item("build", 5),
+                                                   items.item("honesty", 0),
+                                                   items.item("threads share the work", 0),
+                                                   items.item("in place", 5))
+        share = {}
+        sandbox.STOPPING[:] = [15] if stopping else []
+        try:
+            items.in_place({"cpu": True}, it_place, h, [("OMP_NUM_THREADS=3", items.omp_env(3))],
+                           sb, 4242, share)
+        finally:
+            sandbox.STOPPING[:] = []
+        sb.close()
+        it_share["output"], it_build["score"] = share.get("output", ""), 5
+        it_share["gate"] = share.get("status_gate")
+        gates, verdict, instructor = {"honesty": "passed", it_share["name"]: None}, [], []
+        grader.killed_runs(sb.killed, verdict, instructor)
+        if sb.interrupted:
+            grader.interrupted(sb.interrupted, [it_share, it_place], gates, verdict, instructor)
+        else:
+            grader.apply_rules(it_build, items.item("sanitizers", 10), None, it_share,
+                               [it_place], [], [], verdict, instructor, gates)
+        return sb, reports.result("01_cpu_serial", 1, [it_build, it_honest, it_share, it_place],
+                                  gates, [], instructor, verdict, (False, ""), time.time(), True,
+                                  {}, os.path.join(tmp, "killed_work"))
+
+    sb, out = graded(False)
+    check("review 3 #1: a run that SIGKILLs itself fails (the in-place item scores 0, the "
+          "instructor is told), never \"interrupted: regrade\"", not sb.interrupted and
+          sb.killed and out["score"] == 5 and "interrupted" not in json.dumps(out) and
+          "killed by SIGKILL" in out["extra_data"]["verdict"] and
+          any("SIGKILL" in n for n in out["extra_data"]["instructor_notes"]),
+          f"{sb.interrupted} {sb.killed} {out['score']} {out['extra_data']['verdict']}")
+    sb, out = graded(True)
+    check("a run killed while the grader itself is stopped is \"interrupted: regrade\", not "
+          "scored as wrong or as not sharing the work", bool(sb.interrupted) and
           out["extra_data"]["verdict"].startswith("interrupted: regrade") and
-          out["extra_data"]["gates"][it_share["name"]] is None and
+          out["extra_data"]["gates"]["threads share the work"] is None and
           "share the work (-45)" not in out["extra_data"]["verdict"] and
           "interrupted" in out["output"], f"{sb.interrupted} {out['extra_data']['verdict']}")
 
@@ -978,7 +1034,7 @@ def main(argv):
         sys.path.insert(0, kit.KIT)
         verdicts_and_seed(tmp)
         import judge_cases  # noqa: E402
-        judge_cases.main(kit, tmp, check)
+        judge_cases.main(kit, tmp, check, full)
         sandbox_and_output(tmp)
         section("running students' code")
         if full:
