@@ -862,7 +862,9 @@ static void mark(const pipeline *p, size_t k, int which, cudaStream_t stream)
  * it (`emptied`); its scan waits for its copy in (`loaded`); its copy out waits for its scan
  * (`scanned`). The scans, and so the carry, stay in chunk order on their one stream, which is
  * also what chapter 08's scratch contract asks: calls that share a scratch never overlap.
- * A wait on an event never recorded (the first SLOTS chunks) does not wait.
+ * Before its first record an event stands for no work at all (CUDA Runtime API,
+ * `cudaEventRecord`), so the first SLOTS chunks do not wait; a later wait takes the event's
+ * latest record, made for the chunk before in the same slot, or in the previous call.
  * \param p         the pipeline
  * \param k         the chunk's number (for its slot and its marks)
  * \param src       its input, `len` elements in host memory (pinned, for the copy to overlap)

@@ -223,6 +223,13 @@ int io_input_open(const char *path, io_input *in, char *err, size_t errlen)
         io_input_close(in);
         return EXIT_USAGE;
     }
+    if (S_ISCHR(st.st_mode)) { /* not a terminal (refused above): /dev/zero, /dev/urandom */
+        snprintf(err, errlen, "--input '%s' is a device, which may never end; give a file, or a "
+                 "pipe (cat DEVICE | ./run --input -) to stream it for as long as it gives",
+                 in->name);
+        io_input_close(in);
+        return EXIT_USAGE;
+    }
     in->bytes = S_ISREG(st.st_mode) ? (long long)st.st_size : -1;
     return 0;
 }

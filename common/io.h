@@ -59,7 +59,9 @@ typedef struct io_input {
 /**
  * \brief Open `path` for io_input_read(), with io_read_int32()'s checks but without its size
  *        limit: `-`, a pipe or FIFO (waited for as cat would), a regular file; a folder, a
- *        terminal, and a regular file whose size is not a multiple of 4 are refused.
+ *        terminal or another device (/dev/zero would never end), and a regular file whose size
+ *        is not a multiple of 4 are refused. A pipe's partial last element is found only at
+ *        its end, by io_input_read().
  * \return 0 on success, ::EXIT_USAGE with one line in `err`
  */
 int io_input_open(const char *path, io_input *in, char *err, size_t errlen);
@@ -90,8 +92,9 @@ void io_input_close(io_input *in);
  * (renaming would cut it off from its other names, and writing into it could leave it
  * half-written); and `-` (standard output carries the report). `--output` may name the
  * `--input` file, on purpose:
- * the input is read whole before this is called, and replaced only when the result is verified
- * (a scan in place). An exit handler, and a handler of SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
+ * the input is read whole before this is called (or, streamed, through the descriptor
+ * io_input_open() opened, which keeps reading the old file after the rename), and replaced
+ * only when the result is verified (a scan in place). An exit handler, and a handler of SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
  * SIGXCPU and SIGXFSZ (unless the signal was ignored at start, as under nohup), remove the
  * temporary file if the program ends without io_output_publish(); only SIGKILL or a crash can
  * leave it behind (empty, and hidden: `.NAME.tmpXXXXXX`, NAME cut so that the whole fits the
