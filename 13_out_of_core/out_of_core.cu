@@ -1186,6 +1186,11 @@ static int sweep(pipeline *p, const scan_options *opt)
                 "out), chapter 08's kernel per chunk, the carry on the device; naive-cub: copy "
                 "in, CUB, copy out, one at a time; cpu-threads: chapter 01's scan, %d threads",
                 SLOTS, omp_get_max_threads());
+    int device = 0, engines = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, device));
+    report_note(stdout, opt->csv, "copy engines: %d (cudaDevAttrAsyncEngineCount; 2 or more can "
+                "copy both ways at once)", engines);
     report_header(stdout, COLUMNS, COLUMN_COUNT, opt->csv);
     for (int s = 0; s < count; ++s) {
         const size_t n = sizes[s];
