@@ -1452,7 +1452,7 @@ static int timeline(pipeline *p, const scan_options *opt)
     generate_input(in, n, PATTERN_RANDOM, opt->seed);
     pipeline_scan(p, in, out, n, opt->exclusive); /* warm-up, without marks */
     CUDA_CHECK(cudaDeviceSynchronize());
-    p->marks = (cudaEvent_t *)xmalloc(chunks * MARKS_PER_CHUNK * sizeof(cudaEvent_t) + 1,
+    p->marks = (cudaEvent_t *)xmalloc(chunks * MARKS_PER_CHUNK * sizeof(cudaEvent_t),
                                       "the timeline's events");
     for (size_t m = 0; m < chunks * MARKS_PER_CHUNK; ++m)
         CUDA_CHECK(cudaEventCreate(&p->marks[m]));

@@ -27,7 +27,8 @@
 #     - each plant: `--self-test -n 2^21 --device-memory 256KiB --variant pipeline` and
 #       `--stress 50 --device-memory 256KiB` (the line says which caught it);
 #     - compute-sanitizer memcheck, racecheck and synccheck: `--stress 4 -n 70001` and
-#       `--self-test -n 1100`, both `--device-memory 256KiB` (many chunks), and memcheck of a file;
+#       `--self-test -n 1100 --variant pipeline`, both `--device-memory 256KiB` (chunks of a few
+#       tiles), and memcheck of a file; 90 s at most each;
 #  3. alone on the GPU, timings: `-n 2^30` (inclusive twice, exclusive once) and `-n 2^33 --reps 5`
 #     (32 GiB pinned twice: skipped without 72 GiB of host memory free), each with the duplex copy,
 #     the naive loop and chapter 01's CPU scan in the same run; a 2^30-element file, with and
@@ -103,7 +104,7 @@ say "built ./$RUN (and $OUT/fail_midway: $([ -x "$OUT/fail_midway" ] && echo yes
 
 # ---- 2. correctness, side by side ---------------------------------------------------------------
 say "2. self-tests, stress, files, sanitizers (side by side)"
-(timeout 300 ./$RUN --self-test >"$OUT/self_test.txt" 2>&1; echo "exit $?" >>"$OUT/self_test.txt") &
+(timeout 240 ./$RUN --self-test >"$OUT/self_test.txt" 2>&1; echo "exit $?" >>"$OUT/self_test.txt") &
 (timeout 200 ./$RUN --self-test -n 2^22 --device-memory 256KiB >"$OUT/self_test_256k.txt" 2>&1
  echo "exit $?" >>"$OUT/self_test_256k.txt") &
 (timeout 250 ./$RUN --stress 1000 >"$OUT/stress.txt" 2>&1; echo "exit $?" >>"$OUT/stress.txt") &
@@ -144,15 +145,15 @@ say "2. self-tests, stress, files, sanitizers (side by side)"
 ) >"$OUT/files.txt" 2>&1 &
 (
   for tool in memcheck racecheck synccheck; do
-    timeout 150 "$SAN" --tool $tool --error-exitcode 99 ./$RUN --stress 4 -n 70001 --device-memory 256KiB \
+    timeout 90 "$SAN" --tool $tool --error-exitcode 99 ./$RUN --stress 4 -n 70001 --device-memory 256KiB \
       >"$OUT/sanitize_${tool}_stress.txt" 2>&1
     echo "$tool --stress 4 -n 70001 --device-memory 256KiB: rc=$?"
-    timeout 150 "$SAN" --tool $tool --error-exitcode 99 ./$RUN --self-test -n 1100 --device-memory 256KiB \
-      >"$OUT/sanitize_${tool}_self_test.txt" 2>&1
-    echo "$tool --self-test -n 1100 --device-memory 256KiB: rc=$?"
+    timeout 90 "$SAN" --tool $tool --error-exitcode 99 ./$RUN --self-test -n 1100 --device-memory 256KiB \
+      --variant pipeline >"$OUT/sanitize_${tool}_self_test.txt" 2>&1
+    echo "$tool --self-test -n 1100 --device-memory 256KiB --variant pipeline: rc=$?"
   done
   head -c $((4 * 50001)) /dev/urandom >"$SCRATCH/small.bin"
-  timeout 150 "$SAN" --tool memcheck --error-exitcode 99 ./$RUN --input "$SCRATCH/small.bin" \
+  timeout 90 "$SAN" --tool memcheck --error-exitcode 99 ./$RUN --input "$SCRATCH/small.bin" \
     --output "$SCRATCH/small_out.bin" --device-memory 256KiB >"$OUT/sanitize_memcheck_file.txt" 2>&1
   echo "memcheck --input (50001 elements) --device-memory 256KiB: rc=$?"
 ) >"$OUT/sanitize.txt" 2>&1 &
@@ -173,30 +174,27 @@ say "correctness done"
 # ---- 3. timings, alone on the GPU ---------------------------------------------------------------
 if [ "$(left)" -gt 60 ]; then
   say "3. timings at 2^30"
-  ./$RUN -n 2^30 >"$OUT/speed_2p30_a.txt" 2>&1; echo "exit $?" >>"$OUT/speed_2p30_a.txt"
-  ./$RUN -n 2^30 --csv >"$OUT/speed_2p30_b.csv" 2>&1; echo "# exit $?" >>"$OUT/speed_2p30_b.csv"
-  ./$RUN -n 2^30 --exclusive >"$OUT/speed_2p30_exclusive.txt" 2>&1; echo "exit $?" >>"$OUT/speed_2p30_exclusive.txt"
+  timeout 120 ./$RUN -n 2^30 >"$OUT/speed_2p30_a.txt" 2>&1; echo "exit $?" >>"$OUT/speed_2p30_a.txt"
 else
   say "3. no time left for the timings at 2^30"
 fi
 free_gib=$(awk '/MemAvailable/ {print int($2 / 1048576)}' /proc/meminfo)
 if [ "$(left)" -gt 150 ] && [ "$free_gib" -ge 72 ]; then
   say "3. timings at 2^33 ($free_gib GiB of host memory free)"
-  ./$RUN -n 2^33 --reps 5 >"$OUT/speed_2p33.txt" 2>&1; echo "exit $?" >>"$OUT/speed_2p33.txt"
+  timeout $(($(left) - 40)) ./$RUN -n 2^33 --reps 5 >"$OUT/speed_2p33.txt" 2>&1
+  echo "exit $?" >>"$OUT/speed_2p33.txt"
 else
   say "3. skipped 2^33: $(left) s left, $free_gib GiB of host memory free (needs 150 s and 72 GiB)"
 fi
-if [ "$(left)" -gt 60 ]; then
-  say "3. a file of 2^30 elements"
-  head -c $((4 << 30)) /dev/urandom >"$SCRATCH/big.bin"
-  ./$RUN --input "$SCRATCH/big.bin" >"$OUT/speed_file.txt" 2>&1; echo "exit $?" >>"$OUT/speed_file.txt"
-  ./$RUN --input "$SCRATCH/big.bin" --output "$SCRATCH/big_out.bin" >"$OUT/speed_file_output.txt" 2>&1
-  echo "exit $?" >>"$OUT/speed_file_output.txt"
-  rm -f "$SCRATCH/big.bin" "$SCRATCH/big_out.bin"
+if [ "$(left)" -gt 90 ]; then
+  say "3. timings at 2^30 again (CSV), and exclusive"
+  timeout 60 ./$RUN -n 2^30 --csv >"$OUT/speed_2p30_b.csv" 2>&1; echo "# exit $?" >>"$OUT/speed_2p30_b.csv"
+  timeout 60 ./$RUN -n 2^30 --exclusive >"$OUT/speed_2p30_exclusive.txt" 2>&1
+  echo "exit $?" >>"$OUT/speed_2p30_exclusive.txt"
 fi
 if [ "$(left)" -gt 30 ]; then
   say "3. the timeline at 2^28"
-  ./$RUN --timeline -n 2^28 >"$OUT/timeline.csv" 2>&1; echo "# exit $?" >>"$OUT/timeline.csv"
+  timeout 60 ./$RUN --timeline -n 2^28 >"$OUT/timeline.csv" 2>&1; echo "# exit $?" >>"$OUT/timeline.csv"
   if command -v nsys >/dev/null && [ "$(left)" -gt 40 ]; then
     timeout 60 nsys profile --trace=cuda --force-overwrite=true -o "$OUT/nsys_13" \
       ./$RUN -n 2^28 --reps 2 --variant pipeline >"$OUT/nsys.txt" 2>&1
@@ -206,7 +204,14 @@ if [ "$(left)" -gt 30 ]; then
     echo "nsys: $(command -v nsys || echo 'not installed')" >"$OUT/nsys.txt"
   fi
 fi
-
+if [ "$(left)" -gt 100 ]; then
+  say "3. a file of 2^30 elements"
+  head -c $((4 << 30)) /dev/urandom >"$SCRATCH/big.bin"
+  timeout 60 ./$RUN --input "$SCRATCH/big.bin" >"$OUT/speed_file.txt" 2>&1; echo "exit $?" >>"$OUT/speed_file.txt"
+  timeout 60 ./$RUN --input "$SCRATCH/big.bin" --output "$SCRATCH/big_out.bin" >"$OUT/speed_file_output.txt" 2>&1
+  echo "exit $?" >>"$OUT/speed_file_output.txt"
+  rm -f "$SCRATCH/big.bin" "$SCRATCH/big_out.bin"
+fi
 # ---- 4. summary ---------------------------------------------------------------------------------
 {
   echo "chapter 13 on $(head -n 2 "$OUT/gpu.txt" | tail -n 1), commit $(head -n 1 "$OUT/commit.txt"), $(elapsed) s"
