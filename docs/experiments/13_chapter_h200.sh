@@ -33,7 +33,8 @@
 #     (32 GiB pinned twice: skipped without 72 GiB of host memory free), each with the duplex copy,
 #     the naive loop and chapter 01's CPU scan in the same run; a 2^30-element file, with and
 #     without --output (its read speed beside it); the timeline (`--timeline -n 2^28`, CSV of
-#     events), and Nsight Systems' trace of the same run where nsys is installed;
+#     events, drawn by docs/experiments/13_timeline_svg.py into $OUT/timeline.svg), and Nsight
+#     Systems' trace of the same run where nsys is installed;
 #  4. the summary: issue 38's goal (pipeline >= 0.90 x the duplex copy at 2^30 and 2^33).
 # Steps that would run past the budget are skipped and say so.
 set -u
@@ -195,6 +196,8 @@ fi
 if [ "$(left)" -gt 30 ]; then
   say "3. the timeline at 2^28"
   timeout 60 ./$RUN --timeline -n 2^28 >"$OUT/timeline.csv" 2>&1; echo "# exit $?" >>"$OUT/timeline.csv"
+  command -v python3 >/dev/null && python3 docs/experiments/13_timeline_svg.py "$OUT/timeline.csv" \
+    "$OUT/timeline.svg" --chunks 8 >>"$OUT/timeline_svg.txt" 2>&1
   if command -v nsys >/dev/null && [ "$(left)" -gt 40 ]; then
     timeout 60 nsys profile --trace=cuda --force-overwrite=true -o "$OUT/nsys_13" \
       ./$RUN -n 2^28 --reps 2 --variant pipeline >"$OUT/nsys.txt" 2>&1
