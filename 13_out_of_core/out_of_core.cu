@@ -1406,7 +1406,7 @@ static int scan_file(pipeline *p, const scan_options *opt, io_input *src)
         return EXIT_WRONG;
     }
     printf("read, scanned, checked%s in %.3f s: %.2f GB/s (2*n*4 bytes); %zu chunks of up to "
-           "%zu elements\n", opt->output ? " and written" : "", seconds,
+           "%zu elements\n", opt->output ? " and appended to the output" : "", seconds,
            gb_per_s(scan_min_bytes(n), seconds * 1e3), (n + p->chunk - 1) / p->chunk, p->chunk);
     if (src->bytes >= 0) {
         io_input again;
