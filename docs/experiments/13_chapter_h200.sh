@@ -131,16 +131,16 @@ say "2. self-tests, stress, files, sanitizers (side by side)"
       >"$OUT/file_$mode.txt" 2>&1; rc=$?
     timeout 120 ./$RUN08 --input "$F" --output "$SCRATCH/ref_$mode.bin" --variant decoupled-lookback $x \
       >"$OUT/file_ref_$mode.txt" 2>&1; rc08=$?
-    cmp -s "$SCRATCH/got_$mode.bin" "$SCRATCH/ref_$mode.bin" && same=same || same=DIFFERENT
-    check "file $mode, --device-memory 64MiB: exit $rc (chapter 08: $rc08), output $same as chapter 08's"
+    cmp -s "$SCRATCH/got_$mode.bin" "$SCRATCH/ref_$mode.bin" && same="the same as" || same="DIFFERENT from"
+    check "file $mode, --device-memory 64MiB: exit $rc (chapter 08: $rc08), output $same chapter 08's"
   done
   cp "$F" "$SCRATCH/inplace.bin"
   timeout 120 ./$RUN --input "$SCRATCH/inplace.bin" --output "$SCRATCH/inplace.bin" >"$OUT/file_inplace.txt" 2>&1; rc=$?
-  cmp -s "$SCRATCH/inplace.bin" "$SCRATCH/ref_inclusive.bin" && same=same || same=DIFFERENT
-  check "file in place: exit $rc, result $same as chapter 08's"
+  cmp -s "$SCRATCH/inplace.bin" "$SCRATCH/ref_inclusive.bin" && same="the same as" || same="DIFFERENT from"
+  check "file in place: exit $rc, result $same chapter 08's"
   cat "$F" | timeout 120 ./$RUN --input - --output "$SCRATCH/piped.bin" >"$OUT/file_pipe.txt" 2>&1; rc=$?
-  cmp -s "$SCRATCH/piped.bin" "$SCRATCH/ref_inclusive.bin" && same=same || same=DIFFERENT
-  check "file from a pipe: exit $rc, output $same as chapter 08's"
+  cmp -s "$SCRATCH/piped.bin" "$SCRATCH/ref_inclusive.bin" && same="the same as" || same="DIFFERENT from"
+  check "file from a pipe: exit $rc, output $same chapter 08's"
   { cat "$F"; printf x; } | timeout 120 ./$RUN --input - --output "$SCRATCH/partial.bin" >"$OUT/file_partial.txt" 2>&1; rc=$?
   check "pipe with a partial last element: exit $rc (want 2), output $([ -e "$SCRATCH/partial.bin" ] && echo WRITTEN || echo 'not written'): $(tail -n 1 "$OUT/file_partial.txt")"
   if [ -x "$OUT/fail_midway" ]; then
