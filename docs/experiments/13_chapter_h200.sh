@@ -6,7 +6,8 @@
 # It builds what it needs itself (common/, chapter 08 for the reference files, chapter 13). Every
 # log goes under $OUT (default /tmp/13_chapter_h200); a short summary is printed last and kept in
 # $OUT/summary.txt. Scratch files (a 4 GiB input and its outputs) go to $SCRATCH (default
-# $OUT/scratch) and are removed at the end. Nothing in the repository is changed but build/ and
+# /tmp/13_chapter_h200_scratch, outside $OUT so that they never travel back) and are removed at
+# the end. Nothing in the repository is changed but build/ and
 # the chapters' ./run.
 #
 #  1. builds: chapters 08 and 13 for sm_90, ptxas's report of chapter 13 (-Xptxas -v), a planted
@@ -42,7 +43,7 @@ OUT=${OUT:-/tmp/13_chapter_h200}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 2
 cd "$(dirname "$0")/../.." || exit 2
 export PATH="/usr/local/cuda/bin:$PATH"
-SCRATCH=${SCRATCH:-$OUT/scratch}
+SCRATCH=${SCRATCH:-${TMPDIR:-/tmp}/13_chapter_h200_scratch}
 mkdir -p "$SCRATCH" || exit 2
 trap 'rm -rf "$SCRATCH"' EXIT
 START=$(date +%s)
