@@ -76,6 +76,47 @@ int cli_parse_size(const char *text, size_t *value, char *err, size_t errlen)
     }
 }
 
+int cli_parse_bytes(const char *option, const char *text, size_t *value, char *err,
+                    size_t errlen)
+{
+    static const char *const UNITS[] = {"KiB", "MiB", "GiB", "TiB"};
+    char digits[32];
+    uint64_t v = 0, scale = 1;
+    size_t len = strlen(text);
+    if (strncmp(text, "2^", 2) == 0) {
+        if (parse_u64(text + 2, UINT64_MAX, &v) != NUMBER_OK || v > 50) {
+            snprintf(err, errlen, "%s '%s' is out of range; K in 2^K must be 0 ... 50", option,
+                     text);
+            return EXIT_USAGE;
+        }
+        *value = (size_t)1 << v;
+        return 0;
+    }
+    for (int u = 0; u < 4; ++u)
+        if (len > 3 && strcmp(text + len - 3, UNITS[u]) == 0) {
+            scale = (uint64_t)1 << (10 * (u + 1));
+            len -= 3;
+            break;
+        }
+    enum number_status status = NUMBER_TOO_LARGE; /* more digits than any size has */
+    if (len < sizeof digits) {
+        snprintf(digits, sizeof digits, "%.*s", (int)len, text);
+        status = parse_u64(digits, CLI_MAX_BYTES / scale, &v);
+    }
+    if (status == NUMBER_TOO_LARGE) {
+        snprintf(err, errlen, "%s '%s' is too large; the most is 2^50 bytes (1024TiB)", option,
+                 text);
+        return EXIT_USAGE;
+    }
+    if (status != NUMBER_OK || v == 0) {
+        snprintf(err, errlen, "%s '%s' is not a size in bytes; give bytes, e.g. 1073741824, 1GiB, "
+                 "512MiB or 2^30 (more than 0)", option, text);
+        return EXIT_USAGE;
+    }
+    *value = (size_t)(v * scale);
+    return 0;
+}
+
 /** Parse the value of `--reps` or `--seed` (named `option`) into `*value` within [min, max]. */
 static int parse_count(const char *option, const char *text, uint64_t min, uint64_t max,
                        uint64_t *value, char *err, size_t errlen)
@@ -119,7 +160,7 @@ static void list_variants(const scan_program *prog, char *buf, size_t len)
     above 255, so that none is taken for a short option's letter. */
 enum option_code {
     OPT_HELP = 256, OPT_SELF_TEST, OPT_EXCLUSIVE, OPT_CSV, OPT_REPS, OPT_SEED, OPT_STRESS,
-    OPT_INPUT, OPT_OUTPUT, OPT_VARIANT, OPT_MODE
+    OPT_INPUT, OPT_OUTPUT, OPT_VARIANT, OPT_DEVICE_MEMORY, OPT_MODE
 };
 
 /** The shared long options (their order is --help's); a chapter's modes follow them. */
@@ -142,7 +183,8 @@ static const struct option SHARED_OPTIONS[] = {
 enum option_bit {
     SEEN_HELP = 1 << 0, SEEN_SELF_TEST = 1 << 1, SEEN_EXCLUSIVE = 1 << 2, SEEN_CSV = 1 << 3,
     SEEN_N = 1 << 4, SEEN_REPS = 1 << 5, SEEN_SEED = 1 << 6, SEEN_STRESS = 1 << 7,
-    SEEN_INPUT = 1 << 8, SEEN_OUTPUT = 1 << 9, SEEN_VARIANT = 1 << 10, SEEN_MODE = 1 << 11
+    SEEN_INPUT = 1 << 8, SEEN_OUTPUT = 1 << 9, SEEN_VARIANT = 1 << 10, SEEN_MODE = 1 << 11,
+    SEEN_DEVICE_MEMORY = 1 << 12
 };
 
 /** Mark option `bit` (spelled `name`) as given; 1, with a message in `err`, if it was already. */
@@ -192,7 +234,7 @@ static void unknown_long_option(const struct option *table, const char *arg, cha
 int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt, char *err,
               size_t errlen)
 {
-    struct option table[SHARED_OPTION_COUNT + CLI_MAX_MODES + 1];
+    struct option table[SHARED_OPTION_COUNT + CLI_MAX_MODES + 2];
     unsigned seen = 0;
     char name[64];
     memset(opt, 0, sizeof *opt);
@@ -204,6 +246,10 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
     int options = 0;
     for (int i = 0; i < SHARED_OPTION_COUNT; ++i)
         table[options++] = SHARED_OPTIONS[i];
+    if (prog->device_budget) {
+        const struct option budget = {"device-memory", required_argument, NULL, OPT_DEVICE_MEMORY};
+        table[options++] = budget;
+    }
     for (int m = 0; m < prog->mode_count && m < CLI_MAX_MODES; ++m) {
         const scan_mode *mode = &prog->modes[m];
         table[options].name = mode->option + 2;
@@ -247,6 +293,9 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
                 snprintf(err, errlen, "option '--seed' needs a value, e.g. --seed 42");
             else if (optopt == OPT_STRESS)
                 snprintf(err, errlen, "option '--stress' needs a run count, e.g. --stress 1000");
+            else if (optopt == OPT_DEVICE_MEMORY)
+                snprintf(err, errlen, "option '--device-memory' needs a size, e.g. "
+                         "--device-memory 1GiB");
             else if (optopt == OPT_INPUT)
                 snprintf(err, errlen, "option '--input' needs a file name, e.g. --input data.bin");
             else if (optopt == OPT_OUTPUT)
@@ -310,6 +359,11 @@ int cli_parse(int argc, char **argv, const scan_program *prog, scan_options *opt
             opt->stress = (int)runs;
             break;
         }
+        case OPT_DEVICE_MEMORY:
+            if (given_twice(&seen, SEEN_DEVICE_MEMORY, "--device-memory", err, errlen) ||
+                cli_parse_bytes("--device-memory", value, &opt->device_memory, err, errlen))
+                return EXIT_USAGE;
+            break;
         case OPT_INPUT:
         case OPT_OUTPUT: {
             const int input = code == OPT_INPUT;
@@ -475,6 +529,10 @@ void cli_print_help(FILE *f, const scan_program *prog)
             "                      scan, n values like F, unless a mode's line says otherwise\n",
             CLI_MAX_LOG2_N, prog->default_reps, CLI_DEFAULT_SEED);
     fprintf(f, "  --exclusive         exclusive scan (default: inclusive)\n");
+    if (prog->device_budget)
+        fprintf(f, "  --device-memory B   use at most B bytes of GPU memory (1GiB, 512MiB, 2^30, or\n"
+                "                      bytes; default: what the GPU has free); larger arrays\n"
+                "                      stream through it in chunks\n");
     if (prog->stress)
         fprintf(f, "  --stress R          R runs of each small grid and of 2^24, each checked\n");
     for (int m = 0; m < prog->mode_count; ++m) {

@@ -94,6 +94,9 @@ typedef struct scan_program {
     int test_big_case;               /**< 1: `make test` runs this chapter's n > 2^31 case (one
                                           chapter of each single-pass family); 0: its self-tests
                                           run `-n 2^30` there, and only `make test-all` runs it */
+    int device_budget;               /**< 1: accepts `--device-memory B`, the most device memory
+                                          the program may use (an array larger than it is
+                                          streamed through the GPU in pieces) */
 } scan_program;
 
 /** The parsed command line. */
@@ -112,6 +115,8 @@ typedef struct scan_options {
     int stress;           /**< `--stress R`: runs per stress size, 0 when not given */
     const scan_mode *mode; /**< the chapter's own mode that was given, or NULL */
     int mode_count;       /**< the whole number that mode took (0 for a flag) */
+    size_t device_memory; /**< `--device-memory B` in bytes, 0 when not given
+                               (scan_program::device_budget) */
 } scan_options;
 
 /**
@@ -123,6 +128,22 @@ typedef struct scan_options {
  * \return 0 on success, ::EXIT_USAGE on failure
  */
 int cli_parse_size(const char *text, size_t *value, char *err, size_t errlen);
+
+/** Largest `--device-memory`: 2^50 bytes (1 PiB), more than any GPU has. */
+#define CLI_MAX_BYTES ((size_t)1 << 50)
+
+/**
+ * \brief Parse a byte count: decimal digits, optionally followed by KiB, MiB, GiB or TiB (powers
+ *        of 1024), or `2^K`; from 1 to ::CLI_MAX_BYTES.
+ * \param option the option it belongs to, for the message (e.g. "--device-memory")
+ * \param text   the text to parse
+ * \param value  receives the bytes on success
+ * \param err    receives a one-line message naming the problem and the fix on failure
+ * \param errlen size of `err`
+ * \return 0 on success, ::EXIT_USAGE on failure
+ */
+int cli_parse_bytes(const char *option, const char *text, size_t *value, char *err,
+                    size_t errlen);
 
 /**
  * \brief Parse `argv` into `opt`, checking everything that can be checked without opening files.

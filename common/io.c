@@ -97,6 +97,43 @@ static double gib(double bytes)
     return bytes / (1024.0 * 1024.0 * 1024.0);
 }
 
+/**
+ * The checks every --input gets before a byte is read (`fd` open on it, `name` for messages):
+ * not a folder, not a terminal, and a regular file's size a multiple of 4. Fills `st`.
+ */
+static int check_input(int fd, const char *name, struct stat *st, char *err, size_t errlen)
+{
+    if (fstat(fd, st) != 0) {
+        snprintf(err, errlen, "cannot read --input '%s': %s", name, strerror(errno));
+        return EXIT_USAGE;
+    }
+    if (S_ISDIR(st->st_mode)) {
+        snprintf(err, errlen, "--input '%s' is a folder; give a file of raw int32 values", name);
+        return EXIT_USAGE;
+    }
+    if (isatty(fd)) {
+        snprintf(err, errlen, "--input '%s' is a terminal; raw int32 values come from a file or a "
+                 "pipe: ./run --input - < data.bin", name);
+        return EXIT_USAGE;
+    }
+    if (S_ISREG(st->st_mode) && st->st_size % (off_t)sizeof(int32_t) != 0) {
+        snprintf(err, errlen, "--input '%s' has %lld bytes, not a multiple of 4; it must hold "
+                 "raw int32 values, 4 bytes each, with no header", name, (long long)st->st_size);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/** Open `path` ("-": standard input) for reading, or say why not in `err`; -1 on failure. */
+static int open_named_input(const char *path, char *err, size_t errlen)
+{
+    const int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open_input(path);
+    if (fd < 0)
+        snprintf(err, errlen, "cannot read --input '%s': %s; check the path and its permissions",
+                 path, strerror(errno));
+    return fd;
+}
+
 int io_read_int32(const char *path, int32_t **data, size_t *n, char *err, size_t errlen)
 {
     const int from_stdin = strcmp(path, "-") == 0;
@@ -105,34 +142,15 @@ int io_read_int32(const char *path, int32_t **data, size_t *n, char *err, size_t
     struct stat st;
     *data = NULL;
     *n = 0;
-    const int fd = from_stdin ? STDIN_FILENO : open_input(path);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot read --input '%s': %s; check the path and its permissions",
-                 path, strerror(errno));
+    const int fd = open_named_input(path, err, errlen);
+    if (fd < 0)
         return EXIT_USAGE;
-    }
     int status = EXIT_USAGE;
     unsigned char *buf = NULL;
     size_t capacity = 0, got = 0, first = (size_t)1 << 20;
-    if (fstat(fd, &st) != 0) {
-        snprintf(err, errlen, "cannot read --input '%s': %s", name, strerror(errno));
+    if (check_input(fd, name, &st, err, errlen))
         goto done;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "--input '%s' is a folder; give a file of raw int32 values", name);
-        goto done;
-    }
-    if (isatty(fd)) {
-        snprintf(err, errlen, "--input '%s' is a terminal; raw int32 values come from a file or a "
-                 "pipe: ./run --input - < data.bin", name);
-        goto done;
-    }
     if (S_ISREG(st.st_mode)) { /* its size is known: check it before reading a byte */
-        if (st.st_size % (off_t)sizeof(int32_t) != 0) {
-            snprintf(err, errlen, "--input '%s' has %lld bytes, not a multiple of 4; it must hold "
-                     "raw int32 values, 4 bytes each, with no header", name, (long long)st.st_size);
-            goto done;
-        }
         if ((unsigned long long)st.st_size > limit) {
             snprintf(err, errlen, "--input '%s' has %.2f GiB; this program may hold %.2f GiB of "
                      "input (a third of the memory it may use: input, reference and result); "
@@ -190,6 +208,67 @@ done:
     if (!from_stdin)
         close(fd);
     return status;
+}
+
+int io_input_open(const char *path, io_input *in, char *err, size_t errlen)
+{
+    struct stat st;
+    memset(in, 0, sizeof *in);
+    in->from_stdin = strcmp(path, "-") == 0;
+    snprintf(in->name, sizeof in->name, "%s", in->from_stdin ? "- (standard input)" : path);
+    in->fd = open_named_input(path, err, errlen);
+    if (in->fd < 0)
+        return EXIT_USAGE;
+    if (check_input(in->fd, in->name, &st, err, errlen)) {
+        io_input_close(in);
+        return EXIT_USAGE;
+    }
+    if (S_ISCHR(st.st_mode)) { /* not a terminal (refused above): /dev/zero, /dev/urandom */
+        snprintf(err, errlen, "--input '%s' is a device, which may never end; give a file, or a "
+                 "pipe (cat DEVICE | ./run --input -) to stream it for as long as it gives",
+                 in->name);
+        io_input_close(in);
+        return EXIT_USAGE;
+    }
+    in->bytes = S_ISREG(st.st_mode) ? (long long)st.st_size : -1;
+    return 0;
+}
+
+int io_input_read(io_input *in, int32_t *buf, size_t max, size_t *got, char *err, size_t errlen)
+{
+    unsigned char *bytes = (unsigned char *)buf;
+    size_t have = 0;
+    const size_t want = max * sizeof(int32_t);
+    *got = 0;
+    while (have < want) { /* a pipe may give fewer bytes than asked, even a partial element */
+        const ssize_t r = read(in->fd, bytes + have, want - have);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            snprintf(err, errlen, "cannot read --input '%s' after %zu elements: %s", in->name,
+                     in->elements + have / sizeof(int32_t), strerror(errno));
+            return EXIT_USAGE;
+        }
+        if (r == 0)
+            break;
+        have += (size_t)r;
+    }
+    if (have % sizeof(int32_t) != 0) {
+        snprintf(err, errlen, "--input '%s' ends with a partial element (%zu bytes after %zu "
+                 "elements); it must hold raw int32 values, 4 bytes each, with no header",
+                 in->name, have % sizeof(int32_t), in->elements + have / sizeof(int32_t));
+        return EXIT_USAGE;
+    }
+    *got = have / sizeof(int32_t);
+    in->elements += *got;
+    return 0;
+}
+
+void io_input_close(io_input *in)
+{
+    if (in->fd >= 0 && !in->from_stdin)
+        close(in->fd);
+    in->fd = -1;
 }
 
 /** Remove the pending temporary file (exit handler; async-signal-safe). */
@@ -461,7 +540,7 @@ static int write_failed(const char *what, int e, char *err, size_t errlen)
     return EXIT_WRITE;
 }
 
-int io_output_write(const int32_t *data, size_t n, char *err, size_t errlen)
+int io_output_append(const int32_t *data, size_t n, char *err, size_t errlen)
 {
     const char *p = (const char *)data;
     size_t left = n * sizeof(int32_t);
@@ -483,6 +562,14 @@ int io_output_write(const int32_t *data, size_t n, char *err, size_t errlen)
         left -= (size_t)w;
     }
     sigaction(SIGXFSZ, &saved_xfsz, NULL);
+    return 0;
+}
+
+int io_output_write(const int32_t *data, size_t n, char *err, size_t errlen)
+{
+    const int status = io_output_append(data, n, err, errlen);
+    if (status)
+        return status;
     /* fsync: a file system may report a full disk or an I/O error only now; and the data is on
        disk before the name points at it, so a crash never leaves an empty file in its place. */
     if (fsync(pending_fd) != 0)

@@ -46,6 +46,37 @@ int io_read_int32(const char *path, int32_t **data, size_t *n, char *err, size_t
  */
 size_t io_input_limit(void);
 
+/** A `--input` read piece by piece, for a program that streams a file of any size the disk
+    holds (io_input_open(), io_input_read() until it gives 0 elements, io_input_close()). */
+typedef struct io_input {
+    int fd;             /**< the open descriptor */
+    int from_stdin;     /**< 1 for `-` (not closed by io_input_close()) */
+    long long bytes;    /**< a regular file's size, else -1 (a pipe: unknown until its end) */
+    size_t elements;    /**< elements read so far */
+    char name[512];     /**< the path, for messages */
+} io_input;
+
+/**
+ * \brief Open `path` for io_input_read(), with io_read_int32()'s checks but without its size
+ *        limit: `-`, a pipe or FIFO (waited for as cat would), a regular file; a folder, a
+ *        terminal or another device (/dev/zero would never end), and a regular file whose size
+ *        is not a multiple of 4 are refused. A pipe's partial last element is found only at
+ *        its end, by io_input_read().
+ * \return 0 on success, ::EXIT_USAGE with one line in `err`
+ */
+int io_input_open(const char *path, io_input *in, char *err, size_t errlen);
+
+/**
+ * \brief Read the next `max` elements (fewer only at the end of the input) into `buf`.
+ * \param got receives how many were read: 0 at the end
+ * \return 0 on success, ::EXIT_USAGE with one line in `err` (a read error, or a partial last
+ *         element at the end of a pipe)
+ */
+int io_input_read(io_input *in, int32_t *buf, size_t max, size_t *got, char *err, size_t errlen);
+
+/** \brief Close what io_input_open() opened. */
+void io_input_close(io_input *in);
+
 /**
  * \brief Check that `path` can be written, before any work is done, by creating the temporary
  *        file the result will go to. Only one output may be pending at a time.
@@ -61,8 +92,9 @@ size_t io_input_limit(void);
  * (renaming would cut it off from its other names, and writing into it could leave it
  * half-written); and `-` (standard output carries the report). `--output` may name the
  * `--input` file, on purpose:
- * the input is read whole before this is called, and replaced only when the result is verified
- * (a scan in place). An exit handler, and a handler of SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
+ * the input is read whole before this is called (or, streamed, through the descriptor
+ * io_input_open() opened, which keeps reading the old file after the rename), and replaced
+ * only when the result is verified (a scan in place). An exit handler, and a handler of SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
  * SIGXCPU and SIGXFSZ (unless the signal was ignored at start, as under nohup), remove the
  * temporary file if the program ends without io_output_publish(); only SIGKILL or a crash can
  * leave it behind (empty, and hidden: `.NAME.tmpXXXXXX`, NAME cut so that the whole fits the
@@ -84,6 +116,14 @@ int io_output_begin(const char *path, char *err, size_t errlen);
  *         message in `err`): the temporary file is removed and a file that was there is intact
  */
 int io_output_write(const int32_t *data, size_t n, char *err, size_t errlen);
+
+/**
+ * \brief Write `n` more elements to the pending output's temporary file, for a result that
+ *        arrives in pieces; io_output_write() (with n = 0, or the last piece) then flushes and
+ *        closes it.
+ * \return 0 on success, ::EXIT_WRITE as io_output_write()
+ */
+int io_output_append(const int32_t *data, size_t n, char *err, size_t errlen);
 
 /**
  * \brief After io_output_write() and the last line of the report: check that everything printed

@@ -15,7 +15,10 @@ Where the header comes from, never from a typed copy:
     sweep() in common/gpu_driver.cu adds, in order, where a column under `if (ch->FIELD)` is
     there when the chapter's gpu_chapter sets .FIELD, and the title `ch->extra_title` is the
     chapter's .extra_title. A mode with a table of its own (a `report_column NAME[] = {…}` in the
-    chapter's sources, chapter 09's operators) may be shown too, after the sweep's.
+    chapter's sources, chapter 09's operators) may be shown too, after the sweep's;
+  - a GPU chapter with a driver of its own (a .cu source, no gpu_chapter_main(): chapter 13)
+    cannot run here either: its sweep's header is the first `report_column NAME[] = {…}` of its
+    sources, and any later one may be shown too.
 
 The first header line of "Run it" must be the default sweep's; every other one must be a header
 the chapter prints. Column titles are compared, not the spacing. A block that is a placeholder
@@ -117,12 +120,17 @@ def gpu_headers(chapter, columns):
                                  f"tests/check_expected_output.py can read")
             title = value[1:-1]
         titles.append(title)
-    others = []
+    return titles, source_tables(chapter)
+
+
+def source_tables(chapter):
+    """The titles of each `report_column NAME[] = {…}` table in the chapter's sources, in order."""
+    tables = []
     for path in sources(chapter):
         for m in re.finditer(r"report_column\s+\w+\s*\[\s*\]\s*=\s*\{(.*?)\};",
                              strip_comments(read(path)), re.S):
-            others.append(re.findall(r'\{\s*"([^"]*)"\s*,', m.group(1)))
-    return titles, others
+            tables.append(re.findall(r'\{\s*"([^"]*)"\s*,', m.group(1)))
+    return tables
 
 
 def host_header(chapter):
@@ -182,10 +190,19 @@ def main(chapters):
             problems += 1
             continue
         gpu = any("gpu_chapter_main" in read(p) for p in sources(chapter))
+        own_driver = not gpu and any(p.endswith(".cu") for p in sources(chapter))
         try:
             if gpu:
                 want, others = gpu_headers(chapter, columns)
                 origin = f"sweep() in {DRIVER} with {chapter}'s gpu_chapter"
+            elif own_driver:
+                tables = source_tables(chapter)
+                if not tables:
+                    raise Unreadable(f"{chapter}: a GPU program with no gpu_chapter and no "
+                                     f"report_column table: teach tests/check_expected_output.py "
+                                     f"where its header comes from")
+                want, others = tables[0], tables[1:]
+                origin = f"the first report_column table in {chapter}'s sources"
             else:
                 want, why = host_header(chapter)
                 others, origin = [], f"what {chapter}/run printed"

@@ -104,6 +104,34 @@ static void test_sizes(void)
     CHECK(cli_parse_size("1e6", &v, err, sizeof err) == EXIT_USAGE);
 }
 
+/** cli_parse_bytes(), the value of `--device-memory`. */
+static void test_bytes(void)
+{
+    size_t v = 0;
+    char err[512];
+    CHECK(cli_parse_bytes("--device-memory", "1", &v, err, sizeof err) == 0 && v == 1);
+    CHECK(cli_parse_bytes("--device-memory", "1GiB", &v, err, sizeof err) == 0 &&
+          v == ((size_t)1 << 30));
+    CHECK(cli_parse_bytes("--device-memory", "512MiB", &v, err, sizeof err) == 0 &&
+          v == ((size_t)512 << 20));
+    CHECK(cli_parse_bytes("--device-memory", "3KiB", &v, err, sizeof err) == 0 && v == 3072);
+    CHECK(cli_parse_bytes("--device-memory", "1024TiB", &v, err, sizeof err) == 0 &&
+          v == ((size_t)1 << 50));
+    CHECK(cli_parse_bytes("--device-memory", "2^30", &v, err, sizeof err) == 0 &&
+          v == ((size_t)1 << 30));
+    CHECK(cli_parse_bytes("--device-memory", "1025TiB", &v, err, sizeof err) == EXIT_USAGE &&
+          strstr(err, "too large") && strstr(err, "--device-memory"));
+    CHECK(cli_parse_bytes("--device-memory", "2^51", &v, err, sizeof err) == EXIT_USAGE &&
+          strstr(err, "out of range"));
+    CHECK(cli_parse_bytes("--device-memory", "0", &v, err, sizeof err) == EXIT_USAGE &&
+          strstr(err, "not a size"));
+    CHECK(cli_parse_bytes("--device-memory", "1GB", &v, err, sizeof err) == EXIT_USAGE);
+    CHECK(cli_parse_bytes("--device-memory", "GiB", &v, err, sizeof err) == EXIT_USAGE);
+    CHECK(cli_parse_bytes("--device-memory", "1MiBKiB", &v, err, sizeof err) == EXIT_USAGE);
+    CHECK(cli_parse_bytes("--device-memory", "-1GiB", &v, err, sizeof err) == EXIT_USAGE);
+    CHECK(cli_parse_bytes("--device-memory", "", &v, err, sizeof err) == EXIT_USAGE);
+}
+
 /** cli_parse() on good command lines. */
 static void test_cli_good(void)
 {
@@ -479,6 +507,33 @@ static int count_files_like(const char *part)
     return count;
 }
 
+/** io_input_open() / io_input_read(): a file read piece by piece, and what is refused. */
+static void test_input_stream(void)
+{
+    char path[300], err[512];
+    const int32_t data[] = {1, -2, INT32_MAX, INT32_MIN, 0};
+    int32_t buf[4];
+    size_t got = 99;
+    io_input in;
+    snprintf(path, sizeof path, "%s/stream.bin", tmpdir);
+    CHECK(io_write_int32(path, data, 5, err, sizeof err) == 0);
+    CHECK(io_input_open(path, &in, err, sizeof err) == 0 && in.bytes == 20);
+    CHECK(io_input_read(&in, buf, 2, &got, err, sizeof err) == 0 && got == 2 && same(buf, data, 2));
+    CHECK(io_input_read(&in, buf, 4, &got, err, sizeof err) == 0 && got == 3 &&
+          same(buf, data + 2, 3));
+    CHECK(io_input_read(&in, buf, 4, &got, err, sizeof err) == 0 && got == 0 && in.elements == 5);
+    io_input_close(&in);
+    FILE *f = fopen(path, "ab"); /* 21 bytes: refused when opened, its size being known */
+    CHECK(f && fputc(7, f) == 7);
+    if (f)
+        fclose(f);
+    CHECK(io_input_open(path, &in, err, sizeof err) == EXIT_USAGE && strstr(err, "multiple of 4"));
+    CHECK(io_input_open(tmpdir, &in, err, sizeof err) == EXIT_USAGE && strstr(err, "folder"));
+    CHECK(io_input_open("/dev/zero", &in, err, sizeof err) == EXIT_USAGE && strstr(err, "device"));
+    snprintf(path, sizeof path, "%s/nowhere/x.bin", tmpdir);
+    CHECK(io_input_open(path, &in, err, sizeof err) == EXIT_USAGE && strstr(err, "cannot read"));
+}
+
 /** Raw int32 read/write, the all-or-nothing output, and every bad-file path. */
 static void test_files(void)
 {
@@ -544,6 +599,18 @@ static void test_files(void)
     CHECK(!exists(out) && count_files_like(".tmp") == 1);
     CHECK(io_output_commit(data, 5, err, sizeof err) == 0);
     CHECK(io_read_int32(out, &back, &n, err, sizeof err) == 0 && n == 5 && same(back, data, 5));
+    free(back);
+    CHECK(count_files_like(".tmp") == 0);
+
+    /* output in pieces: appended, then written (fsync, close) and published */
+    CHECK(io_output_begin(out, err, sizeof err) == 0);
+    CHECK(io_output_append(data + 3, 2, err, sizeof err) == 0);
+    CHECK(io_output_append(data, 3, err, sizeof err) == 0);
+    CHECK(io_read_int32(out, &back, &n, err, sizeof err) == 0 && n == 5 && same(back, data, 5));
+    free(back); /* the old file, untouched until the rename */
+    CHECK(io_output_write(NULL, 0, err, sizeof err) == 0 && io_output_publish(err, sizeof err) == 0);
+    CHECK(io_read_int32(out, &back, &n, err, sizeof err) == 0 && n == 5 && same(back, data + 3, 2) &&
+          same(back + 2, data, 3));
     free(back);
     CHECK(count_files_like(".tmp") == 0);
 
@@ -901,12 +968,14 @@ int main(void)
         return 2;
     }
     test_sizes();
+    test_bytes();
     test_cli_good();
     test_cli_bad();
     test_reference();
     test_patterns();
     test_verify();
     test_files();
+    test_input_stream();
     test_output_and_report();
     test_report();
     test_battery();
