@@ -68,7 +68,12 @@ int io_input_open(const char *path, io_input *in, char *err, size_t errlen);
 
 /**
  * \brief Read the next `max` elements (fewer only at the end of the input) into `buf`.
- * \param got receives how many were read: 0 at the end
+ * \param in     what io_input_open() opened
+ * \param buf    receives the elements
+ * \param max    the most elements to read (`buf` holds at least as many)
+ * \param got    receives how many were read: 0 at the end
+ * \param err    receives a one-line message naming the problem on failure
+ * \param errlen size of `err`
  * \return 0 on success, ::EXIT_USAGE with one line in `err` (a read error, or a partial last
  *         element at the end of a pipe)
  */
