@@ -638,18 +638,108 @@ void *xmalloc(size_t bytes, const char *what)
     return p;
 }
 
+/** The first number in the file at `path`, into `value`; 0 if there is none (a missing file,
+    or cgroup v2's "max"). */
+static int read_number(const char *path, unsigned long long *value)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    const int got = fscanf(f, "%llu", value) == 1;
+    fclose(f);
+    return got;
+}
+
+/** The value of `key` (e.g. "inactive_file") in the cgroup's memory.stat at `path`, or 0. */
+static unsigned long long stat_value(const char *path, const char *key)
+{
+    FILE *f = fopen(path, "r");
+    char name[64];
+    unsigned long long value = 0, v;
+    if (!f)
+        return 0;
+    while (fscanf(f, "%63s %llu", name, &v) == 2)
+        if (strcmp(name, key) == 0) {
+            value = v;
+            break;
+        }
+    fclose(f);
+    return value;
+}
+
+/** What the group uses, less its inactive page cache, which the kernel takes back before it
+    kills anything (as `docker stats` counts it). */
+static unsigned long long less_cache(unsigned long long used, const char *stat, const char *key)
+{
+    const unsigned long long cache = stat_value(stat, key);
+    return cache < used ? used - cache : 0;
+}
+
+/** Bytes the memory cgroup of this process lets it add (its limit less what the group uses
+    now), or 0 if there is no limit or it cannot be read. A container (Docker, Gradescope's
+    autograder) sets such a limit, and /proc/meminfo shows the whole machine's memory, not it:
+    a program that trusted MemAvailable there would be killed by the kernel's OOM killer
+    instead of saying the size does not fit. cgroup v2 (memory.max, memory.current in the
+    process's own group, from /proc/self/cgroup) and v1 (memory.limit_in_bytes,
+    memory.usage_in_bytes) are read. */
+static size_t cgroup_memory_room(void)
+{
+    char group[600] = "", group_v1[600] = "", line[600], path[700];
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (f) {
+        while (fgets(line, sizeof line, f)) {
+            const char *v1 = strstr(line, ":memory:");
+            if (strncmp(line, "0::", 3) == 0)  /* cgroup v2: "0::/the/group" */
+                memcpy(group, line + 3, strlen(line + 3) + 1);  /* fits: both 600 bytes */
+            else if (v1)                       /* v1: "4:memory:/the/group" */
+                memcpy(group_v1, v1 + 8, strlen(v1 + 8) + 1);
+        }
+        fclose(f);
+        group[strcspn(group, "\n")] = '\0';
+        group_v1[strcspn(group_v1, "\n")] = '\0';
+    }
+    /* Each version's files in the process's own group, else at the mount's root (a container
+       with a cgroup namespace sees its own group there) */
+    static const char *const v2_files[] = {"", "memory.max", "memory.current", "inactive_file"};
+    static const char *const v1_files[] = {"/memory", "memory.limit_in_bytes",
+                                           "memory.usage_in_bytes", "total_inactive_file"};
+    const char *const *files[] = {v2_files, v1_files};
+    const char *groups[] = {group, group_v1};
+    for (size_t v = 0; v < 2; ++v)
+        for (size_t at = 0; at < 2; ++at) {
+            const char *g = at == 0 ? groups[v] : "";
+            unsigned long long limit = 0, used = 0;
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s%s/%s", files[v][0], g, files[v][1]);
+            if (!read_number(path, &limit))
+                continue;  /* v2's "max" too: no limit in this group */
+            if (limit >= (1ULL << 60))
+                return 0;  /* v1's "no limit" (PAGE_COUNTER_MAX pages) */
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s%s/%s", files[v][0], g, files[v][2]);
+            if (!read_number(path, &used))
+                used = 0;
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s%s/memory.stat", files[v][0], g);
+            used = less_cache(used, path, files[v][3]);
+            return limit > used ? (size_t)(limit - used) : 1;
+        }
+    return 0;
+}
+
 size_t host_memory_available(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
     char line[256];
     unsigned long long kib = 0;
-    if (!f)
-        return 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-            break;
-    fclose(f);
-    return (size_t)kib * 1024;
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+                break;
+        fclose(f);
+    }
+    size_t have = (size_t)kib * 1024;
+    const size_t room = cgroup_memory_room();
+    if (room > 0 && (have == 0 || room < have))
+        have = room;
+    return have;
 }
 
 void io_require_host_memory(double bytes, const char *what)

@@ -155,7 +155,8 @@ int io_write_int32(const char *path, const int32_t *data, size_t n, char *err, s
  */
 void *xmalloc(size_t bytes, const char *what);
 
-/** \brief Bytes of host memory available now (MemAvailable in /proc/meminfo), or 0 if unknown. */
+/** \brief Bytes of host memory available now: MemAvailable in /proc/meminfo, or less where the
+ *         process's memory cgroup (a container's limit) leaves less; 0 if unknown. */
 size_t host_memory_available(void);
 
 /**

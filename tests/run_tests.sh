@@ -377,6 +377,8 @@ if [ "$gpu_only" -eq 0 ]; then
   [ -f 09_operators/float_checks.c ] &&  # a students' copy may leave chapter 09 out
     queue_suite "float checks (09, host data)" build/tests/test_float_checks
   queue_suite "command line (01_cpu_serial)" tests/test_cli.sh 01_cpu_serial/run serial
+  [ "$quick" -eq 1 ] ||  # a container's memory limit read as the memory a run has (io.c)
+    queue_suite "container memory limit (01)" tests/check_cgroup_memory.sh 01_cpu_serial/run
   queue_suite "conventions cited exist" check_citations
   if [ "$quick" -eq 1 ]; then
     queue_suite "01_cpu_serial --self-test -n $QUICK_N" 01_cpu_serial/run --self-test -n "$QUICK_N"
