@@ -42,7 +42,9 @@ INSTRUCTOR_ONLY = {"docs/answers.md", "docs/instructor.md", "tests/plant_bugs.sh
                    # look-back whole (docs/experiments/11_scan_proto.md)
                    "docs/experiments/11_scan_proto.cu",
                    # its sed patterns are chapter 04's carry kernel, regex-escaped
-                   "docs/experiments/03_05_variants.sh"}
+                   "docs/experiments/03_05_variants.sh",
+                   # the judge's design: how the grader was fooled, and what is still open
+                   "docs/experiments/kit_verdicts_design.md"}
 # Compiled code (a listing of a kernel's machine code is a chapter's solution in another form)
 # and the kit's own grading logs (runs_*/kit_*: graded solutions), never in a student's copy.
 COMPILED = (".sass", ".ptx", ".cubin", ".fatbin", ".o", ".a", ".so")

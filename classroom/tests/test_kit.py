@@ -299,6 +299,12 @@ def starters(tmp):
     check("the copy holds what make precheck needs", all(os.path.isfile(os.path.join(week1, p))
                                                         for p in need),
           " ".join(p for p in need if not os.path.isfile(os.path.join(week1, p))))
+    # instructor review 3 #3: the judge's design lists the grader's known holes
+    check("the copy leaves out the grader's design (docs/experiments/kit_verdicts_design.md: "
+          "how the grader was fooled and what is open)",
+          os.path.isfile(os.path.join(ROOT, "docs/experiments/kit_verdicts_design.md")) and
+          not any(os.path.exists(os.path.join(c, "docs/experiments/kit_verdicts_design.md"))
+                  for c in (copy, week1)))
     return copy, week1
 
 
