@@ -110,7 +110,8 @@
     scanned and one is emptied to the host (triple buffering; the notes say why not two). */
 #define SLOTS 3
 /** Largest chunk, in elements (64 MiB): the pipeline fills and drains once per call, so a chunk
-    is small beside the array; and large enough that each copy runs at the link's speed. */
+    is small beside the array; and, a hypothesis that `./run`'s `the link` line tests (exercise
+    2 varies the chunk), large enough that each copy runs at the link's speed. */
 #define MAX_CHUNK_ITEMS ((size_t)1 << 24)
 /** The chunk of `--self-test` and `--stress` unless `--device-memory` says otherwise (4 MiB):
     the battery's sizes around it (chunk ± 1, 3 · chunk + 7) and 2^24 + 1 then span many chunks,
@@ -862,9 +863,10 @@ static void mark(const pipeline *p, size_t k, int which, cudaStream_t stream)
  * it (`emptied`); its scan waits for its copy in (`loaded`); its copy out waits for its scan
  * (`scanned`). The scans, and so the carry, stay in chunk order on their one stream, which is
  * also what chapter 08's scratch contract asks: calls that share a scratch never overlap.
- * Before its first record an event stands for no work at all (CUDA Runtime API,
- * `cudaEventRecord`), so the first SLOTS chunks do not wait; a later wait takes the event's
- * latest record, made for the chunk before in the same slot, or in the previous call.
+ * A wait on an event never recorded is a no-op (CUDA Runtime API, `cudaStreamWaitEvent`: it
+ * acts as if the record had completed), so the first SLOTS chunks do not wait; a later wait
+ * takes the event's latest record, made for the chunk before in the same slot, or in the
+ * previous call.
  * \param p         the pipeline
  * \param k         the chunk's number (for its slot and its marks)
  * \param src       its input, `len` elements in host memory (pinned, for the copy to overlap)

@@ -266,11 +266,10 @@ correctness_phase() {
   (tm 600 $RUN --self-test -n 2^22 --device-memory 256KiB >"$OUT/self_test_256k.txt" 2>&1
    echo "exit $?" >>"$OUT/self_test_256k.txt"; self_test_line self_test_256k "--self-test -n 2^22 --device-memory 256KiB") &
   JOBS+=($!)
-  (for args in "--stress 1000" "--stress 200 --device-memory 256KiB"; do
-     f=$OUT/stress_$(echo "$args" | tr -c 'a-zA-Z0-9\n' _).txt
-     tm 600 $RUN $args >"$f" 2>&1; rc=$?
-     sum "$args: exit $rc: $(grep -E '^stress test' "$f" | tail -n 1)"
-   done) &
+  (tm 600 $RUN --stress 1000 >"$OUT/stress.txt" 2>&1; rc=$?
+   sum "--stress 1000: exit $rc: $(grep -E '^stress test' "$OUT/stress.txt" | tail -n 1)"
+   tm 600 $RUN --stress 200 --device-memory 256KiB >"$OUT/stress_256k.txt" 2>&1; rc=$?
+   sum "--stress 200 --device-memory 256KiB: exit $rc: $(grep -E '^stress test' "$OUT/stress_256k.txt" | tail -n 1)") &
   JOBS+=($!)
   files_job >"$OUT/files.txt" 2>&1 &
   JOBS+=($!)
@@ -286,7 +285,9 @@ correctness_phase() {
 }
 # self_test_line NAME ARGS: its verdict and exit status
 self_test_line() {
-  sum "$2: $(grep -E '^self-test ' "$OUT/$1.txt" | tail -n 1 || echo 'no verdict (killed?)'); $(tail -n 1 "$OUT/$1.txt")"
+  local v
+  v=$(grep -E '^self-test ' "$OUT/$1.txt" | tail -n 1)
+  sum "$2: ${v:-no verdict (ended early: see $1.txt)}; $(tail -n 1 "$OUT/$1.txt")"
 }
 # check WHAT OK: one summary line, judged
 check() { if [ "$2" = 1 ]; then sum "file: $1: ok"; else sum "file: $1: WRONG"; fi; }
@@ -357,7 +358,7 @@ plants_job() {
     elif echo "$line" | grep -qE '\(exit (124|137)\)$'; then
       sum "plant $name: NOT JUDGED (its self-test ran out of time); $line"
     elif echo "$line" | grep -q '(exit [0-9]*)$'; then
-      sum "plant $name: CAUGHT by the self-test; $line"
+      sum "plant $name: CAUGHT by the self-test (exit 1: a wrong result; 3: a CUDA error); $line"
     else
       sum "plant $name: NOT RUN; $line"
     fi
