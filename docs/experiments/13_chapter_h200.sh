@@ -147,6 +147,7 @@ build13() {
 # ================================ speed ===========================================================
 speed_phase() {
   local rc free_gib why
+  unset OMP_NUM_THREADS OMP_WAIT_POLICY # chapter 01's row uses every core
   build13 || return 1
   # 1. 2^30, with the link's counters
   DMON=""
@@ -210,8 +211,14 @@ speed_phase() {
   goal 2^33 speed_2p33.txt "$why"
 }
 
-# drop FILE: its pages out of the page cache (GNU dd's documented way; no root needed)
-drop() { sync "$1" && dd if="$1" iflag=nocache count=0 status=none; }
+# drop FILE: its pages out of the page cache (GNU dd's documented way; no root needed); says so
+# when it could not, and logs what fincore (util-linux) sees cached afterwards
+drop() {
+  sync "$1" && dd if="$1" iflag=nocache count=0 status=none ||
+    sum "   (could not drop $1's cached pages: the 'cold' number after this may be the page cache's)"
+  command -v fincore >/dev/null && fincore "$1" >>"$OUT/fincore.txt" 2>&1
+  return 0
+}
 file_speed() {
   local big=$SCRATCH/big.bin rc t
   t=$(elapsed)
