@@ -110,7 +110,8 @@
     scanned and one is emptied to the host (triple buffering; the notes say why not two). */
 #define SLOTS 3
 /** Largest chunk, in elements (64 MiB): the pipeline fills and drains once per call, so a chunk
-    is small beside the array; and large enough that each copy runs at the link's speed. */
+    is small beside the array; and, a hypothesis that `./run`'s `the link` line tests (exercise
+    2 varies the chunk), large enough that each copy runs at the link's speed. */
 #define MAX_CHUNK_ITEMS ((size_t)1 << 24)
 /** The chunk of `--self-test` and `--stress` unless `--device-memory` says otherwise (4 MiB):
     the battery's sizes around it (chunk ± 1, 3 · chunk + 7) and 2^24 + 1 then span many chunks,
@@ -862,9 +863,10 @@ static void mark(const pipeline *p, size_t k, int which, cudaStream_t stream)
  * it (`emptied`); its scan waits for its copy in (`loaded`); its copy out waits for its scan
  * (`scanned`). The scans, and so the carry, stay in chunk order on their one stream, which is
  * also what chapter 08's scratch contract asks: calls that share a scratch never overlap.
- * Before its first record an event stands for no work at all (CUDA Runtime API,
- * `cudaEventRecord`), so the first SLOTS chunks do not wait; a later wait takes the event's
- * latest record, made for the chunk before in the same slot, or in the previous call.
+ * A wait on an event never recorded is a no-op (CUDA Runtime API, `cudaStreamWaitEvent`: it
+ * acts as if the record had completed), so the first SLOTS chunks do not wait; a later wait
+ * takes the event's latest record, made for the chunk before in the same slot, or in the
+ * previous call.
  * \param p         the pipeline
  * \param k         the chunk's number (for its slot and its marks)
  * \param src       its input, `len` elements in host memory (pinned, for the copy to overlap)
@@ -1239,11 +1241,22 @@ static int sweep(pipeline *p, const scan_options *opt)
     return status;
 }
 
-/** What the battery's scan needs: the pipeline, and the arrays of the call being staged. */
-typedef struct battery_call {
+/** Largest battery size that also goes through pipeline_scan() on pinned copies (the path the
+    timings take): 2^26 elements, 256 MiB per pinned array. Only the n > 2^31 case is above it. */
+#define PINNED_TEST_MAX ((size_t)1 << 26)
+
+/** What the battery's scan needs: the pipeline, and pinned arrays for its pinned path. */
+typedef struct battery {
     pipeline *p;           /**< the pipeline */
+    int32_t *pinned_in;    /**< a pinned copy of the case's input */
+    int32_t *pinned_out;   /**< the pinned path's results */
+    size_t pinned_n;       /**< elements they hold (0: none yet) */
+} battery;
+
+/** One staged call of the battery: its pageable arrays, and how far the pipeline has got. */
+typedef struct battery_call {
     const int32_t *in;     /**< the battery's input (pageable) */
-    int32_t *out;          /**< the battery's output (pageable) */
+    int32_t *out;          /**< where the results go (pageable) */
     size_t n;              /**< its element count */
     size_t read;           /**< elements handed to the pipeline so far */
     size_t written;        /**< results taken from it so far */
@@ -1269,19 +1282,52 @@ static void array_sink(void *ctx, const int32_t *in, const int32_t *out, size_t 
     c->written += len;
 }
 
-/** The ::scan_fn of the battery: the pipeline through its pinned staging (the path a file
-    takes), the naive loop, or chapter 01's scan, on the battery's pageable arrays. */
+/**
+ * \brief The ::scan_fn of the battery. The pipeline takes both its paths: pipeline_scan() on
+ *        pinned copies (the path of the timings, where only the `emptied` event keeps a slot
+ *        from being refilled early), whose results the battery checks; then
+ *        pipeline_scan_staged() (the path of a file), whose results must equal them element for
+ *        element. Above ::PINNED_TEST_MAX only the staged path runs. The naive loop and chapter
+ *        01's scan run on the battery's pageable arrays.
+ */
 static int scan_host(void *ctx, int variant, const int32_t *in, int32_t *out, size_t n,
                      int exclusive)
 {
-    pipeline *p = (pipeline *)ctx;
-    if (variant == VARIANT_PIPELINE) {
-        battery_call c = {p, in, out, n, 0, 0};
-        pipeline_scan_staged(p, array_source, array_sink, &c, exclusive);
-        return c.written == n ? 0 : 1;
+    battery *b = (battery *)ctx;
+    if (variant != VARIANT_PIPELINE) {
+        run_variant(b->p, variant, in, out, n, exclusive);
+        return 0;
     }
-    run_variant(p, variant, in, out, n, exclusive);
-    return 0;
+    int32_t *staged = out;
+    if (n <= PINNED_TEST_MAX) {
+        if (b->pinned_n < n || !b->pinned_in) { /* the battery's sizes grow: few reallocations */
+            CUDA_CHECK(cudaFreeHost(b->pinned_in));
+            CUDA_CHECK(cudaFreeHost(b->pinned_out));
+            b->pinned_in = pinned(n);
+            b->pinned_out = pinned(n);
+            b->pinned_n = n;
+        }
+        memcpy(b->pinned_in, in, n * sizeof(int32_t));
+        poison(b->pinned_out, n);
+        pipeline_scan(b->p, b->pinned_in, b->pinned_out, n, exclusive);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        memcpy(out, b->pinned_out, n * sizeof(int32_t));
+        staged = (int32_t *)xmalloc((n ? n : 1) * sizeof(int32_t), "the staged path's results");
+        poison(staged, n);
+    }
+    battery_call c = {in, staged, n, 0, 0};
+    pipeline_scan_staged(b->p, array_source, array_sink, &c, exclusive);
+    int status = c.written == n ? 0 : 1;
+    if (staged != out) {
+        for (size_t i = 0; i < n && status == 0; ++i)
+            if (staged[i] != out[i]) {
+                printf("    the staged path (a file's) differs from the pinned path at index %zu: "
+                       "%d, not %d\n", i, staged[i], out[i]);
+                status = 1;
+            }
+        free(staged);
+    }
+    return status;
 }
 
 /** The ::self_test_config::big_fits: does the host have the memory for the n > 2^31 case now?
@@ -1558,7 +1604,10 @@ int main(int argc, char **argv)
     int status;
     if (opt.self_test) {
         self_test_config cfg = {p.chunk, 3, SELF_TEST_BIG_N, NULL, big_case_fits};
-        status = self_test_run(&prog, &opt, &cfg, scan_host, &p);
+        battery b = {&p, NULL, NULL, 0};
+        status = self_test_run(&prog, &opt, &cfg, scan_host, &b);
+        CUDA_CHECK(cudaFreeHost(b.pinned_in));
+        CUDA_CHECK(cudaFreeHost(b.pinned_out));
     } else if (opt.stress) {
         status = stress(&p, &opt);
     } else if (opt.mode) {

@@ -18,19 +18,28 @@ FILL = {"copy": ("#4a7fc1", "#9bb9e0"), "scan": ("#3a9a5b", "#8fcca3"),
 
 
 def read(path, most):
+    """The rows under the header `chunk,stream,step,start_us,end_us`: whatever comes before it
+    (`./run`'s notes: `# GPU: ...` with --csv, `GPU: ...` without) is skipped, and so is any line
+    after it that is not a row (the closing `# checked: ...`)."""
     rows, note = [], ""
     with open(path) as f:
-        lines = [line for line in f if line.strip()]
-    for line in lines:
-        if line.startswith("# timeline"):
-            note = line[2:].strip()
-    body = [line for line in lines if not line.startswith("#")]
-    for r in csv.DictReader(body):
+        lines = [line.strip() for line in f if line.strip()]
+    header = next((i for i, line in enumerate(lines) if line.startswith("chunk,stream,")), None)
+    if header is None:
+        sys.exit(f"{path}: no line 'chunk,stream,step,start_us,end_us' (is it the output of "
+                 "./run --timeline --csv?)")
+    for line in lines[:header]:
+        if line.lstrip("# ").startswith("timeline"):
+            note = line.lstrip("# ")
+    fields = lines[header].split(",")
+    body = [line for line in lines[header + 1:]
+            if not line.startswith("#") and line[:1].isdigit() and line.count(",") == len(fields) - 1]
+    for r in csv.DictReader([lines[header]] + body):
         chunk = int(r["chunk"])
         if most is None or chunk < most:
             rows.append((chunk, r["stream"], r["step"], float(r["start_us"]), float(r["end_us"])))
     if not rows:
-        sys.exit(f"{path}: no timeline rows (is it the output of ./run --timeline?)")
+        sys.exit(f"{path}: no timeline rows under the header (is it the output of ./run --timeline?)")
     return rows, note
 
 
