@@ -283,11 +283,16 @@ def in_place(cfg, it, h, envs, sb, seed, work_sharing):
                 any(v.startswith("work sharing not decided here") for s in shares for v in s):
             # the judge could not time the part here, and the program's own witnesses cannot
             # say "shared" (review 3, #2): not run here, the item partial, no deduction
+            # (instructor review 3, #1: the student reads what happens, the judge's reasons and
+            # the advice go to the instructor)
             said = next(v for s in shares for v in s if v.startswith("work sharing not decided"))
             work_sharing.update(status_gate=None, partial=True, output=(
-                "not run here: work sharing not decided here: " +
-                said[len("work sharing not decided here: "):] + "\nGrade it again on a machine "
-                "with idle cores for the judge's timing, or read the part."))
+                "not run here: the work sharing could not be decided on this machine (its timing "
+                "needs idle cores); your instructor decides it later, and no points are taken "
+                "for it now."), instructor=(
+                "work sharing not decided here: " + said[len("work sharing not decided here: "):]
+                + ". Grade it again with make grade-class on a machine with at least 8 idle "
+                "cores, or read the part."))
         elif not any(v.startswith("threads shared") for share in shares for v in share):
             # not a pass, not a failure: the output was not written (a stub); it scores 0 anyway
             said = next((v for share in shares for v in share if "wrote too little" in v),

@@ -533,11 +533,15 @@ def reports_and_class(tmp, course):
         share_name = next(t["name"] for t in full["tests"] if t["name"].startswith("threads"))
         undecided = gate_of(full, "threads") is None and \
             full["extra_data"]["status"][share_name] == "partial" and \
-            "not run here: work sharing not decided here" in seen
+            "not run here: the work sharing could not be decided on this machine" in seen and \
+            "can fool" not in seen and "Grade it again" not in seen and \
+            any(n.startswith("work sharing not decided here: ") and "Grade it again" in n
+                for n in full["extra_data"]["instructor_notes"])
         check("grade: chapter 01 unchanged scores 60 of 60, the honesty gate passed, the work "
               "sharing passed (" + ("" if len(os.sched_getaffinity(0)) >= 3 else "never here, "
-                                    "on 2 CPUs: ") + "else 'not decided here', partial, shown to "
-              "the student); the n > 2^31 case 'not run here' is shown to the student, and the "
+                                    "on 2 CPUs: ") + "else 'could not be decided on this "
+              "machine', partial, shown to the student; the judge's reasons and the advice only "
+              "for the instructor); the n > 2^31 case 'not run here' is shown to the student, and the "
               "grade and the item are partial",
               full["score"] == 60 == full["extra_data"]["max_score"] and
               gate_of(full, "honesty") == "passed" and
@@ -880,7 +884,7 @@ def partial_texts():
           "work sharing not decided on this machine is not said to be capped",
           "stub" not in no_gpu and "from wrong ones" in no_gpu and "GRADE_MAX_N=70000" in capped
           and "could not run" not in capped and re.search(
-              r"threads share the work could not run on this grading machine", both) and
+              r"the work sharing could not be decided on this grading machine", both) and
           re.search(r"a case of hidden vectors was not run: the instructor capped", both),
           no_gpu + "\n" + capped + "\n" + both)
 
