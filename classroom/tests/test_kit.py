@@ -287,6 +287,8 @@ def starters(tmp):
           "work-sharing rule", "What your parts may use" in assignment and "make precheck CH=N"
           in assignment and "`printf`" in assignment and "not written" in assignment and
            "share the scan among its threads" in assignment and
+           "less than 1.15x scores the same 0" in assignment and
+           "your grade is partial, no points are taken" in assignment and
            "`#pragma omp` and `#pragma unroll`" in assignment, assignment[-1500:])
     table = [l for l in assignment.splitlines() if l.startswith("| `")]
     check("week 1's ASSIGNMENT.md names only its own chapters (no --stress of 06 and 07, no "
