@@ -37,6 +37,7 @@ GRADE_JOBS (a submission's correctness runs side by side), GRADE_ALLOW (names th
 Exit status: 0 graded (whatever the score); 2 bad arguments; 3 the grader itself failed.
 """
 import concurrent.futures
+import errno
 import os
 import re
 import shutil
@@ -87,7 +88,16 @@ def grade(number, student, out_dir, gpu, env):
     else:
         os.makedirs(work)
     try:
+        short = runs.free_space([work, tempfile.gettempdir(), env["BUILD"]])
+        if short:
+            raise runs.MachineFault("no space for the grader's files: " + "; ".join(short) +
+                                    ": free some and grade it again")
         return grade_in(number, student, out_dir, gpu, env, work)
+    except OSError as e:
+        if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS):
+            raise runs.MachineFault(f"the grader's own files: {e}: grade it again once the "
+                                    f"machine is fixed") from e
+        raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -162,6 +172,11 @@ def grade_in(number, student, out_dir, gpu, env, work):
         for i in all_items[2:]:
             i["output"] = "not run: nothing was built"
         return finish()
+    if not built and runs.machine_fault(b.log):
+        # the compiler's or linker's own files, not the student's code (S07): never a 0
+        raise runs.MachineFault(f"the grader's build failed for the machine, not the code: "
+                                f"{runs.machine_fault(b.log)[:200]}: grade it again once the "
+                                f"machine is fixed")
     if not built:
         it_build["output"] = "the build failed:\n" + runs.tail(b.log, 30)
         if any("outside your parts differ" in n for n in notes):
@@ -419,7 +434,7 @@ def grade_class(number, path, out, gpu, env, only):
         header, old_rows = reports.read_old(csv_path)
         entries = only
     os.makedirs(out, exist_ok=True)
-    rows, names, begun = dict(old_rows), None, time.time()
+    rows, names, begun, faults = dict(old_rows), None, time.time(), 0
     cfg = CHAPTERS[number]
 
     def one(e):
@@ -440,6 +455,12 @@ def grade_class(number, path, out, gpu, env, only):
         + (f", {jobs} at a time" if jobs > 1 else ""))
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         for e, (r, exc, seconds) in zip(entries, pool.map(one, entries)):
+            if isinstance(exc, runs.MachineFault):
+                log(f"  {e}: interrupted: regrade (the machine's problem, not the student's): "
+                    f"{exc}")
+                rows[e] = [e, "", "", "", f"interrupted: regrade: {exc}"]
+                faults += 1
+                continue
             if r is None:
                 log(f"  {e}: the grader failed on it ({type(exc).__name__}: {exc}); grade it alone")
                 rows[e] = [e, "", "", "", f"grader error: {type(exc).__name__}: {exc}"]
@@ -457,6 +478,10 @@ def grade_class(number, path, out, gpu, env, only):
         + (f", {len(entries)} regraded" if only else "")
         + f"; {time.time() - begun:.0f} s); gradescope_scores.csv beside it (a row per student)")
     log(reports.WRITE_UP + " (not in these totals)")
+    if faults:
+        log(f"grade-class: {faults} submission(s) not graded for the machine's problems "
+            f"(\"interrupted: regrade\" in grades.csv): fix it, then ONLY=\"those names\"")
+        return 3
     return 0
 
 
