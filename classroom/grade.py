@@ -311,6 +311,8 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
         it_share["gate"] = share.get("status_gate")
         if share.get("partial"):
             it_share["status"] = "partial"
+        if share.get("instructor"):
+            instructor.append(share["instructor"])
     if it_speed and it_speed["status"] == "graded":
         items.speed(b, cfg, it_speed, made, sb, seed, seed_set)
     sb.close()

@@ -269,6 +269,13 @@ def in_place(cfg, it, h, envs, sb, seed, work_sharing):
     if work_sharing is not None:
         one = [v for share in shares for v in share if v.startswith("ONE THREAD:")]
         odd = [k for k, share in enumerate(shares) if len(share) != 1]
+        if any("tampering with the grader's timing" in v for v in one):
+            # the judge's CPUs, nice value or limits changed (S02, S08 of the fourth gaming
+            # review): only the program's own processes can do that
+            work_sharing["instructor"] = (
+                "tampering: the part changed the grader's judge while it ran (" +
+                next(v for v in one if "tampering" in v)[len("ONE THREAD: "):] +
+                "); the work-sharing gate failed: read the part")
         if one:
             work_sharing.update(status_gate="failed", output=one[0][len("ONE THREAD: "):] +
                                 "\nThe threaded variant must share the scan among its threads: "

@@ -388,8 +388,12 @@ class Sandbox:
             if not hasattr(os, "memfd_create"):
                 os.unlink(path)
             try:
+                # GRADE_RUN_OWN_UID: every process of the run's user is the run's (the judge
+                # counts them all while it times: harness_cpu.c)
                 status, out = self.run(cmd, env=dict(env or os.environ, GRADE_FD=str(r),
-                                                     GRADE_VERDICT_FD=str(vw)),
+                                                     GRADE_VERDICT_FD=str(vw),
+                                                     GRADE_RUN_OWN_UID="1" if self.prefix
+                                                     else "0"),
                                        alone=alone, pass_fds=(r, vw), timeout=timeout)
             finally:
                 os.close(vw)

@@ -23,7 +23,10 @@ harness as the grader links it and run through the grader's sandbox with a fresh
     hold the judge past the child's end; a part that opens /proc/<judge>/mem and its verdict file
     and PTRACE_ATTACHes it is refused each (the judge is undumpable, and of another user than
     root where the grader runs as root: docs/instructor.md says what is left as root);
-    S_stop, a grandchild that stops and continues the judge while it times, is flagged.
+    S_stop, a grandchild that stops and continues the judge while it times, is flagged;
+  - the fourth gaming review (cheats/G4*.body): S02, a serial part that pins its judge to one CPU,
+    and S08 (--all), one that lowers its judge's RLIMIT_NOFILE, fail the work sharing as
+    tampering; S05 (--all), spinning grandchildren, void the judge's timing rounds.
 Where the judge cannot time the threaded variant (fewer than 3 CPUs), no run is "shared": the
 course's part says "not decided here".
 """
@@ -75,15 +78,17 @@ def main(kit, tmp, check, full=False):
         return
     body = {n: open(os.path.join(HERE, "cheats", n + ".body")).read()
             for n in ("T1b_token_getenv", "T5_forge_exit", "T6_big_forge", "T2_touch_rewrite_spin",
-                      "G3C_selfkill") + (("G3B_boxclaim", "G3A_thief", "G3P_ptrace", "G3S_stop")
-                                         if full else ())}
+                      "G3C_selfkill", "G4S02_affinity") +
+            (("G3B_boxclaim", "G3A_thief", "G3P_ptrace", "G3S_stop", "G4S08_prlimit_judge",
+              "G4S05_grandchild_hogs") if full else ())}
     body["T6_small"] = body["T6_big_forge"].replace("n > ((size_t)1 << 31)", "n > 60000")
     cases = {"course": None, "T1b": body["T1b_token_getenv"], "T5": body["T5_forge_exit"],
              "T6_small": body["T6_small"], "T2": body["T2_touch_rewrite_spin"],
-             "G3C": body["G3C_selfkill"]}
+             "G3C": body["G3C_selfkill"], "G4S02": body["G4S02_affinity"]}
     if full:
         cases.update(G3B=body["G3B_boxclaim"], G3A=body["G3A_thief"], G3P=body["G3P_ptrace"],
-                     G3S=body["G3S_stop"])
+                     G3S=body["G3S_stop"], G4S08=body["G4S08_prlimit_judge"],
+                     G4S05=body["G4S05_grandchild_hogs"])
     with concurrent.futures.ThreadPoolExecutor(2) as pool:  # the builds, on both cores
         made = dict(zip(cases, pool.map(lambda c: build(kit, tmp, c[0], c[1], harness_o),
                                         cases.items())))
@@ -172,6 +177,27 @@ def main(kit, tmp, check, full=False):
                   "stopped" in share[0] and len(c_share) == 1 and
                   not c_share[0].startswith("ONE THREAD") and "stopped" not in c_share[0],
                   f"{share} {c_share} {out[-300:]}")
+        # the fourth gaming review: a part that changes its judge's CPUs (S02) or limits (S08)
+        # is flagged on any machine (the judge took them before any of the part's code ran);
+        # spinning grandchildren (S05) void the judge's rounds, never pass as an idle machine
+        for name, what, full_only in (("G4S02", "CPU affinity", False),
+                                      ("G4S08", "resource limit 7", True)):
+            if full_only and not full:
+                continue
+            status, out, v = said(name, 3, timeout=120)
+            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            check(f"the judge: a serial part that changes its judge's {what} (gamer4 "
+                  f"{name[2:]}) fails the work sharing as tampering, on any machine",
+                  len(share) == 1 and share[0].startswith("ONE THREAD") and what in share[0]
+                  and "tampering" in share[0], f"{status} {v} {out[-300:]}")
+        if full:
+            status, out, v = said("G4S05", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            check("the judge: a serial part whose grandchildren spin while the judge times "
+                  "(gamer4 S05): its rounds are void (the judge counts every process of the run), "
+                  "never timed as if the machine were merely busy",
+                  len(share) == 1 and not share[0].startswith("threads shared") and
+                  "void" in share[0], f"{status} {v} {out[-300:]}")
         status, out, v = said("T1b", 3)
         check("the judge: a serial scan that forges verdicts with a token found in its memory "
               "(gamer2 T1b) is not believed: one in-place verdict, the work not shared",
