@@ -275,7 +275,10 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
     battery = items.battery_args()
     share = {} if it_share else None
     with concurrent.futures.ThreadPoolExecutor(runs.jobs(cfg.get("cpu"))) as pool:
-        f_self = pool.submit(runs_of, [b.run, "--self-test"] + battery, envs,
+        # the self-test also as a student runs it: no OpenMP variables (S01 of the fourth
+        # gaming review)
+        f_self = pool.submit(runs_of, [b.run, "--self-test"] + battery,
+                             items.self_test_envs(cfg, envs),
                              r"^self-test passed: \d+ passed, 0 failed$", sb)
         f_stress = it_stress and pool.submit(runs_of, [b.run, "--stress", "200"] +
                                              (["-n", str(runs.max_n())] if runs.max_n() else []),

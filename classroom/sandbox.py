@@ -56,6 +56,14 @@ PID_NAMESPACE = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "
 PID_ONE = ["/bin/sh", "-c", '"$@"; exit $?', "sh"]
 
 
+# The grader's variables a harness's judge reads (classroom/grader/verdict.h, harness_cpu.c):
+# every other GRADE_* is taken out of a run's environment (the fourth gaming review: a part can
+# tell it is graded from them), and the harness's child drops these too before any of the
+# student's code runs, but GRADE_BIG (the n > 2^31 run's size, which its n shows anyway).
+HARNESS_NEEDS = ("GRADE_FD", "GRADE_VERDICT_FD", "GRADE_SEGMENT", "GRADE_BIG",
+                 "GRADE_RUN_OWN_UID", "GRADE_TIMING_MIN_CPUS", "GRADE_SHARE_DEBUG")
+
+
 # The users whose runs are going on now, in every thread of this process (stop_on_signals()).
 ACTIVE_UIDS = set()
 # The signal that is stopping the grader, once one is (stop_on_signals()): a run killed then is
@@ -242,8 +250,8 @@ class Sandbox:
     (PID_NAMESPACE), and after each run every process of its user is killed. Else (not
     root, no setpriv, no free id, the programs not reachable, or the GPU not usable by such a
     user) as the grader's own user, with `note` saying why. Either way: no input, its process
-    group killed when it ends, its output capped (OUTPUT_LIMIT), GRADE_SEED not in its
-    environment; the grader's programs are compared with their hashes (TRUSTED) before each
+    group killed when it ends, its output capped (OUTPUT_LIMIT), no GRADE_* variable in its
+    environment but those a harness's judge needs (HARNESS_NEEDS); the grader's programs are compared with their hashes (TRUSTED) before each
     use, and a changed one is in `tampered`."""
 
     def __init__(self, work, programs, inputs, gpu):
@@ -310,7 +318,8 @@ class Sandbox:
         """Run a student's program (or a tool that runs one), as a user of its own when
         sandboxed, GRADE_SEED not in its environment; on a GPU, holding the GPU shared, or
         `alone` (the speed item)."""
-        env = {k: v for k, v in (env or os.environ).items() if k != "GRADE_SEED"}
+        env = {k: v for k, v in (env or os.environ).items()
+               if not k.startswith("GRADE_") or k in HARNESS_NEEDS}
         env.update(self.env)
         uid, lock, prefix = None, None, []
         if self.prefix:

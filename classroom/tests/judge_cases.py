@@ -61,6 +61,65 @@ def build(kit, tmp, name, body, harness_o):
     return out if r.returncode == 0 else None
 
 
+# After the course's part: print the grader's variables the part can see, once.
+ENV_SHOWN = r"""
+        static int shown;
+#pragma omp critical
+        if (!shown) {
+            extern char **environ;
+            shown = 1;
+            printf("env: shown\n");
+            for (char **e = environ; *e; ++e)
+                if ((*e)[0] == 'G' && (*e)[1] == 'R' && (*e)[2] == 'A' && (*e)[3] == 'D' &&
+                    (*e)[4] == 'E' && (*e)[5] == '_')
+                    printf("env: %.40s\n", *e);
+        }
+"""
+
+
+def build_plain(kit, tmp, name, body):
+    """Chapter 01 with `body` as its part three-steps, as the course builds it (no harness)."""
+    root = kit.ROOT
+    course = open(os.path.join(root, "01_cpu_serial", "cpu_serial.c")).read()
+    text = course if body is None else kit.replace_parts(course, {"three-steps": body},
+                                                         "cpu_serial.c")
+    src = os.path.join(tmp, "plain_" + name, "cpu_serial.c")
+    os.makedirs(os.path.dirname(src), exist_ok=True)
+    open(src, "w").write(text)
+    common = os.path.join(root, "build", "common")
+    out = os.path.join(tmp, "plain_" + name, "run")
+    r = subprocess.run(["gcc", "-std=c11", "-O2", "-fopenmp", "-I" + os.path.join(root, "common"),
+                        "-I" + os.path.join(root, "01_cpu_serial"), src] +
+                       [os.path.join(common, o + ".o") for o in
+                        ("cli", "data", "io", "report", "selftest")] +
+                       ["-o", out, "-lgomp", "-lm"], capture_output=True, text=True)
+    return out if r.returncode == 0 else None
+
+
+def default_threads(kit, tmp, check, sb):
+    """The fourth gaming review's S01: a part right only when OMP_NUM_THREADS was set by hand
+    fails the self-test item, which also runs the program with no OpenMP variable (the default
+    thread count, as a student runs it); the course's part passes it."""
+    import items  # noqa: E402
+    import runs  # noqa: E402
+    body = open(os.path.join(HERE, "cheats", "G4S01_diesel_procs.body")).read()
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        course, s01 = pool.map(lambda c: build_plain(kit, tmp, c[0], c[1]),
+                               (("course", None), ("G4S01", body)))
+    if not (course and s01):
+        check("the self-test as a student runs it: the programs build", False, f"{course} {s01}")
+        return
+    envs = items.self_test_envs({"cpu": True}, [("OMP_NUM_THREADS=3", items.omp_env(3))])
+    said = [items.runs_of([h, "--self-test", "-n", "70000"], envs,
+                          r"^self-test passed: \d+ passed, 0 failed$", sb) for h in (course, s01)]
+    many = len(os.sched_getaffinity(0)) >= 2  # on one CPU S01 is right by default too
+    check("S01 (gamer4): a part right only when OMP_NUM_THREADS is set fails the self-test item "
+          "(one run with no OpenMP variable, as a student runs it); the course's part passes",
+          said[0][0] and (not many or (not said[1][0] and "OMP_NUM_THREADS unset (the "
+                                       "default, as you run it): FAILED" in said[1][1])),
+          f"{said[0][1][-300:]} {said[1][1][-500:]}")
+
+
 def main(kit, tmp, check, full=False):
     """The quick tier's cases; `full` (test_kit.py --all) adds the third gaming review's parts
     that start processes, probe the judge or stop it (G3B, G3A, G3P, G3S: about 10 s more)."""
@@ -82,9 +141,17 @@ def main(kit, tmp, check, full=False):
             (("G3B_boxclaim", "G3A_thief", "G3P_ptrace", "G3S_stop", "G4S08_prlimit_judge",
               "G4S05_grandchild_hogs") if full else ())}
     body["T6_small"] = body["T6_big_forge"].replace("n > ((size_t)1 << 31)", "n > 60000")
+    # the reviews' parts told a graded run by GRADE_FD or GRADE_VERDICT_FD, which the student's
+    # code no longer sees (verdict.h): here they do what they do in a graded run in every run
+    for name in body:
+        body[name] = body[name].replace('my_getenv("GRADE_FD")', "my_getenv").replace(
+            'getenv("GRADE_FD")', "1").replace('getenv("GRADE_VERDICT_FD")', '"3"')
+    solution = next(b for n, _, b in kit.parts(open(os.path.join(
+        root, "01_cpu_serial", "cpu_serial.c")).read()) if n == "three-steps")
+    body["env"] = solution + ENV_SHOWN
     cases = {"course": None, "T1b": body["T1b_token_getenv"], "T5": body["T5_forge_exit"],
              "T6_small": body["T6_small"], "T2": body["T2_touch_rewrite_spin"],
-             "G3C": body["G3C_selfkill"], "G4S02": body["G4S02_affinity"]}
+             "G3C": body["G3C_selfkill"], "G4S02": body["G4S02_affinity"], "env": body["env"]}
     if full:
         cases.update(G3B=body["G3B_boxclaim"], G3A=body["G3A_thief"], G3P=body["G3P_ptrace"],
                      G3S=body["G3S_stop"], G4S08=body["G4S08_prlimit_judge"],
@@ -99,6 +166,7 @@ def main(kit, tmp, check, full=False):
     for h in made.values():
         runs.trust(h)
     sb = sandbox.Sandbox(os.path.join(tmp, "judge_work"), list(made.values()), [], False)
+    default_threads(kit, tmp, check, sb)
 
     def said(name, threads, big=None, timeout=runs.TIMEOUT, **more):
         env = items.omp_env(threads, GRADE_SEGMENT="0", **({"GRADE_BIG": big} if big else {}),
@@ -177,6 +245,11 @@ def main(kit, tmp, check, full=False):
                   "stopped" in share[0] and len(c_share) == 1 and
                   not c_share[0].startswith("ONE THREAD") and "stopped" not in c_share[0],
                   f"{share} {c_share} {out[-300:]}")
+        status, out, v = said("env", 3, GRADE_TIMING_MIN_CPUS="2", GRADE_MAX_N="70000")
+        check("the judge: the student's code sees no GRADE_* variable (the grader's and the "
+              "judge's: the fourth gaming review told graded runs apart by them), and the judge "
+              "still has what it needs", "env: shown" in out and "env: GRADE_" not in out and
+              v and v[-1].startswith("in place passed"), f"{v} {out[-400:]}")
         # the fourth gaming review: a part that changes its judge's CPUs (S02) or limits (S08)
         # is flagged on any machine (the judge took them before any of the part's code ran);
         # spinning grandchildren (S05) void the judge's rounds, never pass as an idle machine
