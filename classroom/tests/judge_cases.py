@@ -99,25 +99,22 @@ def build_plain(kit, tmp, name, body):
 def default_threads(kit, tmp, check, sb):
     """The fourth gaming review's S01: a part right only when OMP_NUM_THREADS was set by hand
     fails the self-test item, which also runs the program with no OpenMP variable (the default
-    thread count, as a student runs it); the course's part passes it."""
+    thread count, as a student runs it); the course's part passes it (the class the kit's test
+    grades: reports_and_class())."""
     import items  # noqa: E402
-    import runs  # noqa: E402
-    body = open(os.path.join(HERE, "cheats", "G4S01_diesel_procs.body")).read()
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        course, s01 = pool.map(lambda c: build_plain(kit, tmp, c[0], c[1]),
-                               (("course", None), ("G4S01", body)))
-    if not (course and s01):
-        check("the self-test as a student runs it: the programs build", False, f"{course} {s01}")
+    s01 = build_plain(kit, tmp, "G4S01", open(os.path.join(HERE, "cheats",
+                                                           "G4S01_diesel_procs.body")).read())
+    if not s01:
+        check("the self-test as a student runs it: S01 builds", False, str(s01))
         return
     envs = items.self_test_envs({"cpu": True}, [("OMP_NUM_THREADS=3", items.omp_env(3))])
-    said = [items.runs_of([h, "--self-test", "-n", "70000"], envs,
-                          r"^self-test passed: \d+ passed, 0 failed$", sb) for h in (course, s01)]
+    ok, said = items.runs_of([s01, "--self-test", "-n", "70000"], envs,
+                             r"^self-test passed: \d+ passed, 0 failed$", sb)
     many = len(os.sched_getaffinity(0)) >= 2  # on one CPU S01 is right by default too
     check("S01 (gamer4): a part right only when OMP_NUM_THREADS is set fails the self-test item "
-          "(one run with no OpenMP variable, as a student runs it); the course's part passes",
-          said[0][0] and (not many or (not said[1][0] and "OMP_NUM_THREADS unset (the "
-                                       "default, as you run it): FAILED" in said[1][1])),
-          f"{said[0][1][-300:]} {said[1][1][-500:]}")
+          "(one run with no OpenMP variable, as a student runs it)",
+          not many or (not ok and "OMP_NUM_THREADS unset (the default, as you run it): FAILED"
+                       in said), said[-500:])
 
 
 def main(kit, tmp, check, full=False):
@@ -146,12 +143,10 @@ def main(kit, tmp, check, full=False):
     for name in body:
         body[name] = body[name].replace('my_getenv("GRADE_FD")', "my_getenv").replace(
             'getenv("GRADE_FD")', "1").replace('getenv("GRADE_VERDICT_FD")', '"3"')
-    solution = next(b for n, _, b in kit.parts(open(os.path.join(
-        root, "01_cpu_serial", "cpu_serial.c")).read()) if n == "three-steps")
-    body["env"] = solution + ENV_SHOWN
+    body["G4S02_affinity"] += ENV_SHOWN  # and what the student's code sees of the environment
     cases = {"course": None, "T1b": body["T1b_token_getenv"], "T5": body["T5_forge_exit"],
              "T6_small": body["T6_small"], "T2": body["T2_touch_rewrite_spin"],
-             "G3C": body["G3C_selfkill"], "G4S02": body["G4S02_affinity"], "env": body["env"]}
+             "G3C": body["G3C_selfkill"], "G4S02": body["G4S02_affinity"]}
     if full:
         cases.update(G3B=body["G3B_boxclaim"], G3A=body["G3A_thief"], G3P=body["G3P_ptrace"],
                      G3S=body["G3S_stop"], G4S08=body["G4S08_prlimit_judge"],
@@ -245,11 +240,6 @@ def main(kit, tmp, check, full=False):
                   "stopped" in share[0] and len(c_share) == 1 and
                   not c_share[0].startswith("ONE THREAD") and "stopped" not in c_share[0],
                   f"{share} {c_share} {out[-300:]}")
-        status, out, v = said("env", 3, GRADE_TIMING_MIN_CPUS="2", GRADE_MAX_N="70000")
-        check("the judge: the student's code sees no GRADE_* variable (the grader's and the "
-              "judge's: the fourth gaming review told graded runs apart by them), and the judge "
-              "still has what it needs", "env: shown" in out and "env: GRADE_" not in out and
-              v and v[-1].startswith("in place passed"), f"{v} {out[-400:]}")
         # the fourth gaming review: a part that changes its judge's CPUs (S02) or limits (S08)
         # is flagged on any machine (the judge took them before any of the part's code ran);
         # spinning grandchildren (S05) void the judge's rounds, never pass as an idle machine
@@ -257,12 +247,18 @@ def main(kit, tmp, check, full=False):
                                       ("G4S08", "resource limit 7", True)):
             if full_only and not full:
                 continue
-            status, out, v = said(name, 3, timeout=120)
+            status, out, v = said(name, 3, timeout=120, GRADE_MAX_N="70000")
             share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
             check(f"the judge: a serial part that changes its judge's {what} (gamer4 "
                   f"{name[2:]}) fails the work sharing as tampering, on any machine",
                   len(share) == 1 and share[0].startswith("ONE THREAD") and what in share[0]
                   and "tampering" in share[0], f"{status} {v} {out[-300:]}")
+            if name == "G4S02":
+                check("the judge: the student's code sees no GRADE_* variable (the grader's and "
+                      "the judge's: the fourth gaming review told graded runs apart by them), "
+                      "and the judge still has what it needs", "env: shown" in out and
+                      "env: GRADE_" not in out and v and v[-1].startswith("in place passed"),
+                      f"{v} {out[-400:]}")
         if full:
             status, out, v = said("G4S05", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
             share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
