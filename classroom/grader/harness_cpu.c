@@ -17,8 +17,7 @@
  *   judge with its own reference; the seed is this run's, from the grader through the judge;
  * - the work sharing, on every call of the "threads" variant (on T > 1 threads) of at least 16
  *   pages per thread: the battery's large sizes, and a size of its own (1024 pages per thread and
- *   a few more from the run's seed, so that a part cannot tell it apart; not capped by -n), in
- *   place and out of place. Two witnesses in the child: the output's pages are made read-only,
+ *   a few more from the run's seed; not capped by -n), in place and out of place. Two witnesses in the child: the output's pages are made read-only,
  *   and the first write to each page (a fault, caught here) records which OpenMP thread made
  *   it, then lets it through (every 100 us the pages are made read-only again: the last writer
  *   too); and each thread's CPU time during a call of its own (the grader sets
@@ -27,7 +26,10 @@
  *   `ONE THREAD: ...`, which the judge believes (a claim against the part); a "shared" from the
  *   child it does not believe alone. Then the judge times the threaded variant itself against
  *   its own serial scan and the course's two-pass scan (judge_serve(), timing_finding()) and
- *   says `ONE THREAD: ...` where the machine could tell and the part gained nothing;
+ *   says `ONE THREAD: ...` where the machine could tell and the part gained nothing. The timed
+ *   calls are in place at the work-sharing size, like the battery's, on inputs from the judge's
+ *   own getrandom(); a part can still tell them apart by their address (the judge's box) or by
+ *   coming after the battery (docs/instructor.md);
  * - with GRADE_BIG=N in the environment, instead: the n > 2^31 case, the "threads" variant,
  *   inclusive, in place on one array of N elements (4N bytes: the grader's only host memory of
  *   that size), the input from vector_gen.h with the run's seed, the output shown to the judge as
@@ -52,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -407,7 +410,11 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
     /* then the runs the judge times: input written by the judge just before each */
     while (judge_call(JUDGE_SERVE) == 0 && g_box->op == JUDGE_TIMED) {
         omp_set_num_threads(g_box->status);
-        fn(ctx, g_box->variant, g_box->data, g_box->data + JUDGE_CHUNK, g_box->n, 0);
+        /* in place, at the work-sharing check's own size: the shape of the battery's call
+           just above (the fourth gaming review, S04, told the timed calls apart by out ==
+           in + 2^22 and their n) */
+        const size_t n = g_box->n <= 2 * JUDGE_CHUNK ? g_box->n : 2 * JUDGE_CHUNK;
+        fn(ctx, g_box->variant, g_box->data, g_box->data, n, 0);
         omp_set_num_threads((int)threads);
     }
     return EXIT_OK; /* the judge's verdicts decide */
@@ -697,7 +704,7 @@ static int judge_serve(judge_box *box, int argc, char **argv)
     if (g_time.pending) {
         const double part = wall_seconds() - g_time.sent;
         g_time.pending = 0;
-        if (memcmp(box->data + JUDGE_CHUNK, g_time.ref, g_time.n * sizeof(int32_t)) != 0)
+        if (memcmp(box->data, g_time.ref, g_time.n * sizeof(int32_t)) != 0)
             ++g_time.wrong;
         if (g_conts != g_time.conts) {
             ++g_time.stopped; /* the judge was stopped during the round */
@@ -721,10 +728,18 @@ static int judge_serve(judge_box *box, int argc, char **argv)
         signal(SIGTSTP, SIG_IGN); /* the stops it can refuse */
         signal(SIGTTIN, SIG_IGN);
         signal(SIGTTOU, SIG_IGN);
-        g_time.in = (int32_t *)xmalloc(JUDGE_CHUNK * sizeof(int32_t), "the judge's input");
-        g_time.ref = (int32_t *)xmalloc(JUDGE_CHUNK * sizeof(int32_t), "the judge's scan");
-        g_time.state = grade_mix(g_judge.seed ^ (uint64_t)wall_seconds() ^ 0x7ea5ull);
-        g_time.n = JUDGE_CHUNK - grade_mix(g_time.state) % 4096;
+        g_time.in = (int32_t *)xmalloc(2 * JUDGE_CHUNK * sizeof(int32_t), "the judge's input");
+        g_time.ref = (int32_t *)xmalloc(2 * JUDGE_CHUNK * sizeof(int32_t), "the judge's scan");
+        /* the inputs from the judge's own secret randomness: the run's seed (which the child
+           has) and the clock let the fourth gaming review's S03 predict them */
+        uint64_t fresh;
+        if (getrandom(&fresh, sizeof fresh, 0) != (ssize_t)sizeof fresh)
+            fresh = (uint64_t)(wall_seconds() * 1e9) ^ ((uint64_t)getpid() << 40);
+        g_time.state = grade_mix(fresh);
+        /* the size of the battery's work-sharing calls (sharing_size()), which the child
+           makes in place just as it makes the timed calls */
+        const size_t share = sharing_size((size_t)T, g_judge.seed);
+        g_time.n = share && share <= 2 * JUDGE_CHUNK ? share : 2 * JUDGE_CHUNK;
     }
     /* a fresh input, the judge's serial scan of it (timed), the yardstick (timed) */
     const size_t n = g_time.n;
@@ -753,7 +768,7 @@ static int judge_serve(judge_box *box, int argc, char **argv)
         ++g_time.unchecked; /* void, and said so (timing_finding()) */
     g_time.busy = child0 < 0 || child1 < 0 ||
                   (double)(child1 - child0) > 0.1e9 * (wall_seconds() - w0);
-    memcpy(box->data, g_time.in, n * sizeof(int32_t));
+    memcpy(box->data, g_time.in, n * sizeof(int32_t)); /* the child scans it in place */
     box->op = JUDGE_TIMED;
     box->variant = 1; /* chapter 01's table: serial, threads */
     box->status = T;

@@ -26,7 +26,8 @@ harness as the grader links it and run through the grader's sandbox with a fresh
     S_stop, a grandchild that stops and continues the judge while it times, is flagged;
   - the fourth gaming review (cheats/G4*.body): S02, a serial part that pins its judge to one CPU,
     and S08 (--all), one that lowers its judge's RLIMIT_NOFILE, fail the work sharing as
-    tampering; S05 (--all), spinning grandchildren, void the judge's timing rounds.
+    tampering; S05 (--all), spinning grandchildren, void the judge's timing rounds; S04 (--all),
+    a part that tells the judge's timed calls by their pointers and size, finds none.
 Where the judge cannot time the threaded variant (fewer than 3 CPUs), no run is "shared": the
 course's part says "not decided here".
 """
@@ -136,13 +137,18 @@ def main(kit, tmp, check, full=False):
             for n in ("T1b_token_getenv", "T5_forge_exit", "T6_big_forge", "T2_touch_rewrite_spin",
                       "G3C_selfkill", "G4S02_affinity") +
             (("G3B_boxclaim", "G3A_thief", "G3P_ptrace", "G3S_stop", "G4S08_prlimit_judge",
-              "G4S05_grandchild_hogs") if full else ())}
+              "G4S05_grandchild_hogs", "G4S04_timed_detect") if full else ())}
     body["T6_small"] = body["T6_big_forge"].replace("n > ((size_t)1 << 31)", "n > 60000")
     # the reviews' parts told a graded run by GRADE_FD or GRADE_VERDICT_FD, which the student's
     # code no longer sees (verdict.h): here they do what they do in a graded run in every run
     for name in body:
         body[name] = body[name].replace('my_getenv("GRADE_FD")', "my_getenv").replace(
             'getenv("GRADE_FD")', "1").replace('getenv("GRADE_VERDICT_FD")', '"3"')
+    # G3S began at the judge's first timed call, known by its n then (2^22 less up to 4095),
+    # which the timed calls no longer have: here from the battery's first large call on
+    if full:
+        body["G3S_stop"] = body["G3S_stop"].replace("n > (1u << 22) - 4096 && n <= (1u << 22)",
+                                                    "n >= (1u << 20)")
     body["G4S02_affinity"] += ENV_SHOWN  # and what the student's code sees of the environment
     cases = {"course": None, "T1b": body["T1b_token_getenv"], "T5": body["T5_forge_exit"],
              "T6_small": body["T6_small"], "T2": body["T2_touch_rewrite_spin"],
@@ -150,7 +156,7 @@ def main(kit, tmp, check, full=False):
     if full:
         cases.update(G3B=body["G3B_boxclaim"], G3A=body["G3A_thief"], G3P=body["G3P_ptrace"],
                      G3S=body["G3S_stop"], G4S08=body["G4S08_prlimit_judge"],
-                     G4S05=body["G4S05_grandchild_hogs"])
+                     G4S05=body["G4S05_grandchild_hogs"], G4S04=body["G4S04_timed_detect"])
     with concurrent.futures.ThreadPoolExecutor(2) as pool:  # the builds, on both cores
         made = dict(zip(cases, pool.map(lambda c: build(kit, tmp, c[0], c[1], harness_o),
                                         cases.items())))
@@ -260,6 +266,11 @@ def main(kit, tmp, check, full=False):
                       "env: GRADE_" not in out and v and v[-1].startswith("in place passed"),
                       f"{v} {out[-400:]}")
         if full:
+            status, out, v = said("G4S04", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+            check("the judge: its timed calls do not look as the fourth gaming review's S04 "
+                  "told them apart (out == in + 2^22, n just below 2^22): they are in place at "
+                  "the battery's work-sharing size", "S04: a timed call" not in out and
+                  v and v[-1].startswith("in place passed"), f"{status} {v} {out[-300:]}")
             status, out, v = said("G4S05", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
             share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
             check("the judge: a serial part whose grandchildren spin while the judge times "
