@@ -33,8 +33,10 @@ Environment: GRADE_SEED (the hidden vectors' and the in-place battery's seed: se
 default is public), GRADE_MAX_N (the largest size any check uses: for quick runs and tests),
 GRADE_SPREAD_PCT (the widest spread of the memcpy times across the speed rounds that is scored,
 default 5), GRADE_RUNS (speed measurements tried before the item is called noisy, default 3),
-GRADE_JOBS (a submission's correctness runs side by side), GRADE_ALLOW (names the gate allows).
-Exit status: 0 graded (whatever the score); 2 bad arguments; 3 the grader itself failed.
+GRADE_JOBS (a submission's correctness runs side by side), GRADE_ALLOW (names the gate allows),
+GRADE_MIN_FREE_MB (the free space the grader needs for its files, default 256).
+Exit status: 0 graded (whatever the score); 2 bad arguments; 3 the grader itself failed (in a
+class: a submission "interrupted: regrade" for the machine's problem, the others graded).
 """
 import concurrent.futures
 import errno
