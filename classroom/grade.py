@@ -321,6 +321,9 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
     if it_speed and it_speed["status"] == "graded":
         items.speed(b, cfg, it_speed, made, sb, seed, seed_set)
     sb.close()
+    if sb.leftovers:
+        instructor.append("the grader could not remove what the runs left (the machine's "
+                          "problem, not a score): " + "; ".join(sb.leftovers[:3]))
     if sb.tampered:
         reasons.append("the grader's own files changed while your programs ran ("
                        + ", ".join(os.path.relpath(t, ROOT) if t.startswith(ROOT) else t

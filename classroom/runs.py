@@ -39,8 +39,9 @@ class MachineFault(GradeError):
 # $TMPDIR and the next student's build failed "error writing to /tmp/ccAtXdhB.s: No space left
 # on device", scored 0): the tool's message, at the end of its line (not a line of the source
 # that a diagnostic quotes, "  112 | ...", nor a part's `#error`; the gate refuses #include).
-MACHINE_FAULT = re.compile(r"^(?!\s*\d*\s*[|+])(?!.*#\s*(error|warning)\b).*(No space left on device|Disk quota "
-                           r"exceeded|Input/output error|Read-only file system)\s*$", re.M)
+MACHINE_FAULT = re.compile(r"^(?!\s*\d*\s*[|+])(?!.*#\s*(error|warning)\b).*(No space left on "
+                           r"device|Disk quota exceeded|Input/output error|Read-only file "
+                           r"system)\s*$", re.M)
 
 
 def machine_fault(text):

@@ -247,12 +247,13 @@ class Sandbox:
     as a user of its own, in this student's group, in an output folder (out) that is that
     group's alone, while the course, the build, the grader's files and the other students'
     folders stay out of reach; each run in a PID namespace of its own where one can be made
-    (PID_NAMESPACE), and after each run every process of its user is killed. Else (not
+    (PID_NAMESPACE), and after each run every process of its user is killed and what it left
+    in the shared folders and System V IPC removed (remove_leftovers()). Else (not
     root, no setpriv, no free id, the programs not reachable, or the GPU not usable by such a
     user) as the grader's own user, with `note` saying why. Either way: no input, its process
     group killed when it ends, its output capped (OUTPUT_LIMIT), no GRADE_* variable in its
-    environment but those a harness's judge needs (HARNESS_NEEDS); the grader's programs are compared with their hashes (TRUSTED) before each
-    use, and a changed one is in `tampered`."""
+    environment but those a harness's judge needs (HARNESS_NEEDS); the grader's programs are
+    compared with their hashes (TRUSTED) before each use, and a changed one is in `tampered`."""
 
     def __init__(self, work, programs, inputs, gpu):
         self.prefix, self.note, self.tampered, self.gpu = [], None, [], gpu

@@ -17,8 +17,8 @@
  *   judge with its own reference; the seed is this run's, from the grader through the judge;
  * - the work sharing, on every call of the "threads" variant (on T > 1 threads) of at least 16
  *   pages per thread: the battery's large sizes, and a size of its own (1024 pages per thread and
- *   a few more from the run's seed; not capped by -n), in place and out of place. Two witnesses in the child: the output's pages are made read-only,
- *   and the first write to each page (a fault, caught here) records which OpenMP thread made
+ *   a few more from the run's seed; not capped by -n), in place and out of place. Two witnesses
+ *   in the child: the output's pages are made read-only, and the first write to each page (a fault, caught here) records which OpenMP thread made
  *   it, then lets it through (every 100 us the pages are made read-only again: the last writer
  *   too); and each thread's CPU time during a call of its own (the grader sets
  *   OMP_WAIT_POLICY=passive, so a thread that waits sleeps). If one thread wrote first (or last)
