@@ -529,4 +529,5 @@ def main(tmp, copy, week1):
     harness_and_sandbox(tmp)
     stopped_grader(tmp)
     selfkill_graded(tmp)
+    test_kit.machine_fault_build(tmp)
     return test_kit.failures[before:]

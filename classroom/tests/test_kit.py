@@ -939,9 +939,9 @@ def grade_needs(tmp):
           not re.search(r" common( |$)|cuda_probe|\.cu|cub_", lines["1"]), repr(lines))
 
 
-def machine_faults(tmp):
-    """S07 (gamer4): the grader's own trouble (no space for its files, its compiler's write
-    failing) is "interrupted: regrade", exit 3, never the student's 0."""
+def machine_fault_build(tmp):
+    """S07 (gamer4), graded (--all: the gate compiles the part): the grader's compiler failing
+    for want of space stops the grade, exit 3, never a 0."""
     import grade as grader  # noqa: E402
     import runs  # noqa: E402
     said = [bool(runs.machine_fault(t)) for t in (
@@ -969,6 +969,14 @@ def machine_faults(tmp):
           said == [True, True, False, False, False] and fault and
           "No space left on device" in fault and
           not os.path.exists(os.path.join(tmp, "mf_one", "results.json")), f"{said} {fault}")
+
+
+def machine_faults(tmp):
+    """S07 (gamer4): the grader's own trouble (no space for its files) is "interrupted:
+    regrade", exit 3, never the student's 0 (its compiler's: machine_fault_build(), --all)."""
+    import grade as grader  # noqa: E402
+    import runs  # noqa: E402
+    env, solution = runs.course_env(), os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c")
     klass = os.path.join(tmp, "mf_class")
     for name in ("ada", "bob"):
         os.makedirs(os.path.join(klass, name))
