@@ -447,6 +447,29 @@ def symbols_by_line(view):
     return out
 
 
+OPENMP_RUNTIME = re.compile(r"GOMP_\w+")
+
+
+def lines_before_parts(text, pp):
+    """The course's lines that a part's begin marker directly follows: the last line above each
+    begin marker with compiled text (pp: the line's preprocessed text), the marker line itself
+    and the lines between (comments, blank lines)."""
+    lines, line = set(), 1
+    for s in kit.split(text):
+        if s[0] == "out":
+            line += len(s[1])
+            continue
+        k = line  # the begin marker
+        lines.add(k)
+        while k > 1:
+            k -= 1
+            lines.add(k)
+            if (pp.get(k) or "").strip():
+                break
+        line += len(s[4]) + 2
+    return lines
+
+
 def outside_changed(env, rel, graded, baseline, view, base, work, cuda, builds=()):
     """The course's lines outside the parts must preprocess to the same text as in the
     baseline, in the gate's compile and in every build of the grader (builds: build_views()),
@@ -495,10 +518,16 @@ def outside_changed(env, rel, graded, baseline, view, base, work, cuda, builds=(
                                f"function it begins in")
                 return reasons
     mine, theirs = symbols_by_line(view), symbols_by_line(base)
+    before_a, before_b = lines_before_parts(graded, view.pp), lines_before_parts(baseline, base.pp)
     for la, lb in pairs:
-        if mine.get(la, set()) != theirs.get(lb, set()):
-            now = sorted(n for n, _ in mine.get(la, set()) - theirs.get(lb, set()))
-            was = sorted(n for n, _ in theirs.get(lb, set()) - mine.get(la, set()))
+        a, b = mine.get(la, set()), theirs.get(lb, set())
+        if la in before_a and lb in before_b:
+            # GCC places the calls that open a part's first OpenMP construct (GOMP_single_start,
+            # GOMP_barrier, ...) on the statement before it: the part's, not the course's line's
+            a, b = ({x for x in s if not OPENMP_RUNTIME.match(x[0])} for s in (a, b))
+        if a != b:
+            now = sorted(n for n, _ in a - b)
+            was = sorted(n for n, _ in b - a)
             reasons.append(f"{rel}:{la}: the course's line now refers to "
                            f"{', '.join(now) or 'nothing more'} instead of "
                            f"{', '.join(was) or 'nothing'} in the compiled code: a part may not "

@@ -33,10 +33,13 @@ Environment: GRADE_SEED (the hidden vectors' and the in-place battery's seed: se
 default is public), GRADE_MAX_N (the largest size any check uses: for quick runs and tests),
 GRADE_SPREAD_PCT (the widest spread of the memcpy times across the speed rounds that is scored,
 default 5), GRADE_RUNS (speed measurements tried before the item is called noisy, default 3),
-GRADE_JOBS (a submission's correctness runs side by side), GRADE_ALLOW (names the gate allows).
-Exit status: 0 graded (whatever the score); 2 bad arguments; 3 the grader itself failed.
+GRADE_JOBS (a submission's correctness runs side by side), GRADE_ALLOW (names the gate allows),
+GRADE_MIN_FREE_MB (the free space the grader needs for its files, default 256).
+Exit status: 0 graded (whatever the score); 2 bad arguments; 3 the grader itself failed (in a
+class: a submission "interrupted: regrade" for the machine's problem, the others graded).
 """
 import concurrent.futures
+import errno
 import os
 import re
 import shutil
@@ -87,7 +90,16 @@ def grade(number, student, out_dir, gpu, env):
     else:
         os.makedirs(work)
     try:
+        short = runs.free_space([work, tempfile.gettempdir(), env["BUILD"]])
+        if short:
+            raise runs.MachineFault("no space for the grader's files: " + "; ".join(short) +
+                                    ": free some and grade it again")
         return grade_in(number, student, out_dir, gpu, env, work)
+    except OSError as e:
+        if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS):
+            raise runs.MachineFault(f"the grader's own files: {e}: grade it again once the "
+                                    f"machine is fixed") from e
+        raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -162,6 +174,11 @@ def grade_in(number, student, out_dir, gpu, env, work):
         for i in all_items[2:]:
             i["output"] = "not run: nothing was built"
         return finish()
+    if not built and runs.machine_fault(b.log):
+        # the compiler's or linker's own files, not the student's code (S07): never a 0
+        raise runs.MachineFault(f"the grader's build failed for the machine, not the code: "
+                                f"{runs.machine_fault(b.log)[:200]}: grade it again once the "
+                                f"machine is fixed")
     if not built:
         it_build["output"] = "the build failed:\n" + runs.tail(b.log, 30)
         if any("outside your parts differ" in n for n in notes):
@@ -260,7 +277,10 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
     battery = items.battery_args()
     share = {} if it_share else None
     with concurrent.futures.ThreadPoolExecutor(runs.jobs(cfg.get("cpu"))) as pool:
-        f_self = pool.submit(runs_of, [b.run, "--self-test"] + battery, envs,
+        # the self-test also as a student runs it: no OpenMP variables (S01 of the fourth
+        # gaming review)
+        f_self = pool.submit(runs_of, [b.run, "--self-test"] + battery,
+                             items.self_test_envs(cfg, envs),
                              r"^self-test passed: \d+ passed, 0 failed$", sb)
         f_stress = it_stress and pool.submit(runs_of, [b.run, "--stress", "200"] +
                                              (["-n", str(runs.max_n())] if runs.max_n() else []),
@@ -301,6 +321,9 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
     if it_speed and it_speed["status"] == "graded":
         items.speed(b, cfg, it_speed, made, sb, seed, seed_set)
     sb.close()
+    if sb.leftovers:
+        instructor.append("the grader could not remove what the runs left (the machine's "
+                          "problem, not a score): " + "; ".join(sb.leftovers[:3]))
     if sb.tampered:
         reasons.append("the grader's own files changed while your programs ran ("
                        + ", ".join(os.path.relpath(t, ROOT) if t.startswith(ROOT) else t
@@ -421,7 +444,7 @@ def grade_class(number, path, out, gpu, env, only):
         header, old_rows = reports.read_old(csv_path)
         entries = only
     os.makedirs(out, exist_ok=True)
-    rows, names, begun = dict(old_rows), None, time.time()
+    rows, names, begun, faults = dict(old_rows), None, time.time(), 0
     cfg = CHAPTERS[number]
 
     def one(e):
@@ -442,6 +465,12 @@ def grade_class(number, path, out, gpu, env, only):
         + (f", {jobs} at a time" if jobs > 1 else ""))
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         for e, (r, exc, seconds) in zip(entries, pool.map(one, entries)):
+            if isinstance(exc, runs.MachineFault):
+                log(f"  {e}: interrupted: regrade (the machine's problem, not the student's): "
+                    f"{exc}")
+                rows[e] = [e, "", "", "", f"interrupted: regrade: {exc}"]
+                faults += 1
+                continue
             if r is None:
                 log(f"  {e}: the grader failed on it ({type(exc).__name__}: {exc}); grade it alone")
                 rows[e] = [e, "", "", "", f"grader error: {type(exc).__name__}: {exc}"]
@@ -459,6 +488,10 @@ def grade_class(number, path, out, gpu, env, only):
         + (f", {len(entries)} regraded" if only else "")
         + f"; {time.time() - begun:.0f} s); gradescope_scores.csv beside it (a row per student)")
     log(reports.WRITE_UP + " (not in these totals)")
+    if faults:
+        log(f"grade-class: {faults} submission(s) not graded for the machine's problems "
+            f"(\"interrupted: regrade\" in grades.csv): fix it, then ONLY=\"those names\"")
+        return 3
     return 0
 
 

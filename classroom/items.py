@@ -86,6 +86,20 @@ def not_here(it, why):
     return it
 
 
+def default_env():
+    """A chapter 01 run as a student runs it (the fourth gaming review, S01: a part right only
+    when OMP_NUM_THREADS was set by hand scored 60/60): no OpenMP variable at all, so the
+    program takes the machine's default thread count (its CPUs)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_"))}
+
+
+def self_test_envs(cfg, envs):
+    """The self-test item's runs: chapter 01's thread counts, and once as a student runs it
+    (default_env()); all-or-nothing like the others."""
+    return envs + ([("OMP_NUM_THREADS unset (the default, as you run it)", default_env())]
+                   if cfg.get("cpu") else [])
+
+
 def omp_env(threads, **more):
     """The environment of a chapter 01 run on `threads` OpenMP threads (never fewer: not
     dynamic; a thread that waits sleeps, so that its CPU time is its work: harness_cpu.c)."""
@@ -269,6 +283,13 @@ def in_place(cfg, it, h, envs, sb, seed, work_sharing):
     if work_sharing is not None:
         one = [v for share in shares for v in share if v.startswith("ONE THREAD:")]
         odd = [k for k, share in enumerate(shares) if len(share) != 1]
+        if any("tampering with the grader's timing" in v for v in one):
+            # the judge's CPUs, nice value or limits changed (S02, S08 of the fourth gaming
+            # review): only the program's own processes can do that
+            work_sharing["instructor"] = (
+                "tampering: the part changed the grader's judge while it ran (" +
+                next(v for v in one if "tampering" in v)[len("ONE THREAD: "):] +
+                "); the work-sharing gate failed: read the part")
         if one:
             work_sharing.update(status_gate="failed", output=one[0][len("ONE THREAD: "):] +
                                 "\nThe threaded variant must share the scan among its threads: "

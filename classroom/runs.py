@@ -30,6 +30,45 @@ class GradeError(Exception):
     """The grader itself cannot go on (exit 3)."""
 
 
+class MachineFault(GradeError):
+    """The grading machine's own trouble (no space for the grader's files, an I/O error of its
+    own): never the student's failure. The submission is not scored ("interrupted: regrade")."""
+
+
+# A compiler's or linker's own write failing (the fourth gaming review, S07: a part filled
+# $TMPDIR and the next student's build failed "error writing to /tmp/ccAtXdhB.s: No space left
+# on device", scored 0): the tool's message, at the end of its line (not a line of the source
+# that a diagnostic quotes, "  112 | ...", nor a part's `#error`; the gate refuses #include).
+MACHINE_FAULT = re.compile(r"^(?!\s*\d*\s*[|+])(?!.*#\s*(error|warning)\b).*(No space left on "
+                           r"device|Disk quota exceeded|Input/output error|Read-only file "
+                           r"system)\s*$", re.M)
+
+
+def machine_fault(text):
+    """The line of a tool's output that says the machine, not the code, failed, or None."""
+    m = MACHINE_FAULT.search(text or "")
+    return m and m.group(0).strip()
+
+
+def free_space(paths):
+    """The grader's folders with less free space than GRADE_MIN_FREE_MB (default 256) as
+    'PATH: N MiB free' texts: grading there would fail for the machine's want of space."""
+    need = int(os.environ.get("GRADE_MIN_FREE_MB") or 256)
+    short, seen = [], set()
+    for p in paths:
+        try:
+            st, dev = os.statvfs(p), os.stat(p).st_dev
+        except OSError:
+            continue
+        if dev in seen:
+            continue
+        seen.add(dev)
+        free = st.f_bavail * st.f_frsize >> 20
+        if free < need:
+            short.append(f"{p}: {free} MiB free (the grader needs {need}, GRADE_MIN_FREE_MB)")
+    return short
+
+
 def log(msg):
     print(msg, flush=True)
 

@@ -56,6 +56,14 @@ PID_NAMESPACE = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "
 PID_ONE = ["/bin/sh", "-c", '"$@"; exit $?', "sh"]
 
 
+# The grader's variables a harness's judge reads (classroom/grader/verdict.h, harness_cpu.c):
+# every other GRADE_* is taken out of a run's environment (the fourth gaming review: a part can
+# tell it is graded from them), and the harness's child drops these too before any of the
+# student's code runs, but GRADE_BIG (the n > 2^31 run's size, which its n shows anyway).
+HARNESS_NEEDS = ("GRADE_FD", "GRADE_VERDICT_FD", "GRADE_SEGMENT", "GRADE_BIG",
+                 "GRADE_RUN_OWN_UID", "GRADE_TIMING_MIN_CPUS", "GRADE_SHARE_DEBUG")
+
+
 # The users whose runs are going on now, in every thread of this process (stop_on_signals()).
 ACTIVE_UIDS = set()
 # The signal that is stopping the grader, once one is (stop_on_signals()): a run killed then is
@@ -107,6 +115,52 @@ def kill_uid(uid):
                 os.kill(pid, 9)
             except OSError:
                 pass
+
+
+# The folders where any user may leave files that outlive a run (the top of each is searched):
+# the temporary folders and POSIX shared memory and message queues.
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
+
+
+def remove_leftovers(uid):
+    """Remove what a run's user left behind after its processes are gone (the fourth gaming
+    review, S06: 64 MiB files in /dev/shm and 98 SysV segments of 64 MiB outlived their runs,
+    and uids are reused): its files and folders at the top of SHARED_FOLDERS and of $TMPDIR,
+    and its System V shared memory, semaphores and message queues (/proc/sysvipc, ipcrm).
+    Returns what could not be removed (the grader's own problem, not the student's)."""
+    left = []
+    for folder in dict.fromkeys(SHARED_FOLDERS + (tempfile.gettempdir(),)):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                if e.stat(follow_symlinks=False).st_uid != uid:
+                    continue
+                if e.is_dir(follow_symlinks=False):
+                    shutil.rmtree(e.path)
+                else:
+                    os.unlink(e.path)
+            except FileNotFoundError:
+                pass
+            except OSError as err:
+                left.append(f"{e.path}: {err.strerror}")
+    for kind, flag in (("shm", "-m"), ("sem", "-s"), ("msg", "-q")):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                head = f.readline().split()
+                rows = [l.split() for l in f]
+        except OSError:
+            continue
+        ident = head[1]  # shmid, semid or msqid
+        for r in rows:
+            row = dict(zip(head, r))
+            if str(uid) in (row.get("uid"), row.get("cuid")):
+                status, out = run(["ipcrm", flag, row[ident]])
+                if status:
+                    left.append(f"System V {kind} {row[ident]}: {out.strip()[:100]}")
+    return left
 
 
 def id_folder():
@@ -193,17 +247,19 @@ class Sandbox:
     as a user of its own, in this student's group, in an output folder (out) that is that
     group's alone, while the course, the build, the grader's files and the other students'
     folders stay out of reach; each run in a PID namespace of its own where one can be made
-    (PID_NAMESPACE), and after each run every process of its user is killed. Else (not
+    (PID_NAMESPACE), and after each run every process of its user is killed and what it left
+    in the shared folders and System V IPC removed (remove_leftovers()). Else (not
     root, no setpriv, no free id, the programs not reachable, or the GPU not usable by such a
     user) as the grader's own user, with `note` saying why. Either way: no input, its process
-    group killed when it ends, its output capped (OUTPUT_LIMIT), GRADE_SEED not in its
-    environment; the grader's programs are compared with their hashes (TRUSTED) before each
-    use, and a changed one is in `tampered`."""
+    group killed when it ends, its output capped (OUTPUT_LIMIT), no GRADE_* variable in its
+    environment but those a harness's judge needs (HARNESS_NEEDS); the grader's programs are
+    compared with their hashes (TRUSTED) before each use, and a changed one is in `tampered`."""
 
     def __init__(self, work, programs, inputs, gpu):
         self.prefix, self.note, self.tampered, self.gpu = [], None, [], gpu
         self.interrupted = []  # the runs killed while the grader itself was being stopped
         self.killed = []  # the runs killed by a SIGKILL the grader did not send: failed
+        self.leftovers = []  # what a run's user left that the grader could not remove
         self.gid, self._gid_lock, self.pid_namespace = None, None, []
         self.out = os.path.join(work, "out")
         os.makedirs(self.out, exist_ok=True)
@@ -263,7 +319,8 @@ class Sandbox:
         """Run a student's program (or a tool that runs one), as a user of its own when
         sandboxed, GRADE_SEED not in its environment; on a GPU, holding the GPU shared, or
         `alone` (the speed item)."""
-        env = {k: v for k, v in (env or os.environ).items() if k != "GRADE_SEED"}
+        env = {k: v for k, v in (env or os.environ).items()
+               if not k.startswith("GRADE_") or k in HARNESS_NEEDS}
         env.update(self.env)
         uid, lock, prefix = None, None, []
         if self.prefix:
@@ -297,6 +354,7 @@ class Sandbox:
         finally:
             if uid is not None:
                 kill_uid(uid)
+                self.leftovers += remove_leftovers(uid)
                 ACTIVE_UIDS.discard(uid)
                 lock.close()
 
@@ -327,14 +385,25 @@ class Sandbox:
         # the verdicts come back in a file of the grader's (unlinked at once, 0600), which only
         # the judge has open, for writing alone: the child closes it before any of the
         # student's code runs, and never sees the token nor the verdicts (review 3, #3)
-        fd, path = tempfile.mkstemp(prefix="verdicts_")
+        # in memory (memfd) where the system has it: a full $TMPDIR must not lose the verdicts
+        # (the fourth gaming review, S07)
+        if hasattr(os, "memfd_create"):
+            fd = os.memfd_create("verdicts")
+            path = f"/proc/self/fd/{fd}"
+        else:
+            fd, path = tempfile.mkstemp(prefix="verdicts_")
         oom = oom_kills()
         try:
             vw = os.open(path, os.O_WRONLY | os.O_APPEND)
-            os.unlink(path)
+            if not hasattr(os, "memfd_create"):
+                os.unlink(path)
             try:
+                # GRADE_RUN_OWN_UID: every process of the run's user is the run's (the judge
+                # counts them all while it times: harness_cpu.c)
                 status, out = self.run(cmd, env=dict(env or os.environ, GRADE_FD=str(r),
-                                                     GRADE_VERDICT_FD=str(vw)),
+                                                     GRADE_VERDICT_FD=str(vw),
+                                                     GRADE_RUN_OWN_UID="1" if self.prefix
+                                                     else "0"),
                                        alone=alone, pass_fds=(r, vw), timeout=timeout)
             finally:
                 os.close(vw)

@@ -17,9 +17,8 @@
  *   judge with its own reference; the seed is this run's, from the grader through the judge;
  * - the work sharing, on every call of the "threads" variant (on T > 1 threads) of at least 16
  *   pages per thread: the battery's large sizes, and a size of its own (1024 pages per thread and
- *   a few more from the run's seed, so that a part cannot tell it apart; not capped by -n), in
- *   place and out of place. Two witnesses in the child: the output's pages are made read-only,
- *   and the first write to each page (a fault, caught here) records which OpenMP thread made
+ *   a few more from the run's seed; not capped by -n), in place and out of place. Two witnesses
+ *   in the child: the output's pages are made read-only, and the first write to each page (a fault, caught here) records which OpenMP thread made
  *   it, then lets it through (every 100 us the pages are made read-only again: the last writer
  *   too); and each thread's CPU time during a call of its own (the grader sets
  *   OMP_WAIT_POLICY=passive, so a thread that waits sleeps). If one thread wrote first (or last)
@@ -27,7 +26,10 @@
  *   `ONE THREAD: ...`, which the judge believes (a claim against the part); a "shared" from the
  *   child it does not believe alone. Then the judge times the threaded variant itself against
  *   its own serial scan and the course's two-pass scan (judge_serve(), timing_finding()) and
- *   says `ONE THREAD: ...` where the machine could tell and the part gained nothing;
+ *   says `ONE THREAD: ...` where the machine could tell and the part gained nothing. The timed
+ *   calls are in place at the work-sharing size, like the battery's, on inputs from the judge's
+ *   own getrandom(); a part can still tell them apart by their address (the judge's box) or by
+ *   coming after the battery (docs/instructor.md);
  * - with GRADE_BIG=N in the environment, instead: the n > 2^31 case, the "threads" variant,
  *   inclusive, in place on one array of N elements (4N bytes: the grader's only host memory of
  *   that size), the input from vector_gen.h with the run's seed, the output shown to the judge as
@@ -52,6 +54,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -406,7 +410,11 @@ int self_test_run(const scan_program *prog, const scan_options *opt, const self_
     /* then the runs the judge times: input written by the judge just before each */
     while (judge_call(JUDGE_SERVE) == 0 && g_box->op == JUDGE_TIMED) {
         omp_set_num_threads(g_box->status);
-        fn(ctx, g_box->variant, g_box->data, g_box->data + JUDGE_CHUNK, g_box->n, 0);
+        /* in place, at the work-sharing check's own size: the shape of the battery's call
+           just above (the fourth gaming review, S04, told the timed calls apart by out ==
+           in + 2^22 and their n) */
+        const size_t n = g_box->n <= 2 * JUDGE_CHUNK ? g_box->n : 2 * JUDGE_CHUNK;
+        fn(ctx, g_box->variant, g_box->data, g_box->data, n, 0);
         omp_set_num_threads((int)threads);
     }
     return EXIT_OK; /* the judge's verdicts decide */
@@ -426,10 +434,69 @@ static size_t big_n_asked(void)
     return big && *big ? (size_t)strtoull(big, NULL, 10) : 0;
 }
 
+/** The judge's scheduling and limits as they were before any of the student's code ran (the
+    fourth gaming review, S02 and S08: a part pinned its judge to one CPU, or lowered its
+    RLIMIT_NOFILE, and so made the timing "not decided" on any machine). A process of the run's
+    user may change them (sched_setaffinity, setpriority, sched_setscheduler and prlimit need no
+    more than the same uid; undumpability does not guard them), and nothing else in the run
+    does: a change counts against the part (judge_verdicts()). */
+static struct {
+    int taken;
+    cpu_set_t cpus;
+    int nice, policy;
+    struct rlimit lim[RLIM_NLIMITS];
+    char changed[160]; /* what changed, once one has */
+} g_guard;
+
+static void guard_take(void)
+{
+    CPU_ZERO(&g_guard.cpus);
+    if (sched_getaffinity(0, sizeof g_guard.cpus, &g_guard.cpus) != 0)
+        CPU_SET(0, &g_guard.cpus);
+    errno = 0;
+    g_guard.nice = getpriority(PRIO_PROCESS, 0);
+    g_guard.policy = sched_getscheduler(0);
+    for (int r = 0; r < RLIM_NLIMITS; ++r)
+        getrlimit(r, &g_guard.lim[r]);
+    g_guard.taken = 1;
+}
+
+/** 1 when the judge's scheduling or limits are not as guard_take() found them (g_guard.changed
+    says what), else 0. */
+static int guard_changed(void)
+{
+    if (!g_guard.taken || g_guard.changed[0])
+        return g_guard.changed[0] != 0;
+    cpu_set_t now;
+    CPU_ZERO(&now);
+    struct rlimit lim;
+    if (sched_getaffinity(0, sizeof now, &now) != 0 || !CPU_EQUAL(&now, &g_guard.cpus))
+        snprintf(g_guard.changed, sizeof g_guard.changed, "CPU affinity (%d CPUs, was %d)",
+                 CPU_COUNT(&now), CPU_COUNT(&g_guard.cpus));
+    else if (getpriority(PRIO_PROCESS, 0) != g_guard.nice)
+        snprintf(g_guard.changed, sizeof g_guard.changed, "nice value (%d, was %d)",
+                 getpriority(PRIO_PROCESS, 0), g_guard.nice);
+    else if (sched_getscheduler(0) != g_guard.policy)
+        snprintf(g_guard.changed, sizeof g_guard.changed, "scheduling policy (%d, was %d)",
+                 sched_getscheduler(0), g_guard.policy);
+    for (int r = 0; r < RLIM_NLIMITS && !g_guard.changed[0]; ++r)
+        if (getrlimit(r, &lim) != 0 || lim.rlim_cur != g_guard.lim[r].rlim_cur ||
+            lim.rlim_max != g_guard.lim[r].rlim_max)
+            snprintf(g_guard.changed, sizeof g_guard.changed, "resource limit %d (prlimit)", r);
+    return g_guard.changed[0] != 0;
+}
+
+/** Whether every process of this run's user is the run's own (the grader's sandbox: a user of
+    its own per run, GRADE_RUN_OWN_UID=1); else the run's processes are those of its session. */
+static int g_own_uid;
+
 static void judge_before(judge_box *box, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
+    guard_take();
+    const char *own = getenv("GRADE_RUN_OWN_UID");
+    g_own_uid = own && strcmp(own, "1") == 0;
     const size_t n = big_n_asked();
     if (!n)
         return;
@@ -508,8 +575,9 @@ static struct {
     double serial[TIMING_ROUNDS], yard[TIMING_ROUNDS], part[TIMING_ROUNDS];
     int32_t *in, *ref;
     uint64_t state;
-    long conts; /* g_conts when the round began */
-    int busy;   /* the program's threads ran while the judge timed its own scans */
+    long conts;    /* g_conts when the round began */
+    int busy;      /* the program's processes ran while the judge timed its own scans */
+    int unchecked; /* rounds void because the judge could not read the run's CPU times */
 } g_time;
 
 /** SIGCONTs the judge has had: each ends a stop (SIGSTOP: the judge cannot ignore it), which
@@ -522,10 +590,12 @@ static void on_cont(int sig)
     ++g_conts;
 }
 
-/** The CPUs this process may run on. */
+/** The CPUs this process could run on before any of the student's code ran (g_guard). */
 static int cpus_here(void)
 {
     cpu_set_t set;
+    if (g_guard.taken)
+        return CPU_COUNT(&g_guard.cpus);
     return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
 }
 
@@ -538,35 +608,82 @@ static int timing_min_cpus(void)
     return s && *s ? atoi(s) : 3;
 }
 
-/** Nanoseconds of CPU time the child's threads have run (/proc/PID/task/<tid>/schedstat), or -1
-    where the kernel does not say. */
-static long long child_cpu_ns(void)
+/** Nanoseconds of CPU time of process `pid`'s threads (/proc/PID/task/<tid>/schedstat) added to
+    *total: 0, or -1 where the kernel does not say (a process that is gone meanwhile adds 0). */
+static int process_cpu_ns(const char *pid, long long *total)
 {
     char path[64];
-    long long total = 0;
-    snprintf(path, sizeof path, "/proc/%d/task", (int)g_judge_child);
+    snprintf(path, sizeof path, "/proc/%.20s/task", pid);
     DIR *d = opendir(path);
     if (!d)
-        return -1;
+        return errno == ENOENT || errno == ESRCH ? 0 : -1;
     struct dirent *e;
-    while ((e = readdir(d))) {
+    int ok = 0;
+    while (ok == 0 && (e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
         char file[128];
         snprintf(file, sizeof file, "%s/%.20s/schedstat", path, e->d_name);
         FILE *f = fopen(file, "r");
         long long ns = 0;
-        if (!f || fscanf(f, "%lld", &ns) != 1) {
-            if (f)
-                fclose(f);
-            closedir(d);
-            return -1;
+        if (!f) {
+            ok = errno == ENOENT || errno == ESRCH ? 0 : -1;
+            continue;
         }
+        if (fscanf(f, "%lld", &ns) == 1)
+            *total += ns;
         fclose(f);
-        total += ns;
     }
     closedir(d);
-    return total;
+    return ok;
+}
+
+/** Is process `pid` one of this run's: its user's (every process of which is the run's, under
+    the grader's sandbox), else its user's and of the judge's session. 1, 0, or -1 unknown. */
+static int of_this_run(const char *pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%.20s/status", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return errno == ENOENT || errno == ESRCH ? 0 : -1;
+    int mine = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned uid;
+        if (sscanf(line, "Uid: %u", &uid) == 1) {
+            mine = uid == (unsigned)getuid();
+            break;
+        }
+    }
+    fclose(f);
+    if (!mine || g_own_uid)
+        return mine;
+    const pid_t p = (pid_t)atol(pid);
+    const pid_t sid = getsid(p);
+    return sid < 0 ? 0 : sid == getsid(0);
+}
+
+/** Nanoseconds of CPU time every process of the run but the judge has run (the child's threads,
+    and every process it started: the fourth gaming review's S05 made its grandchildren spin),
+    or -1 where the judge cannot read them (the round is then void: never a check switched off,
+    S08). */
+static long long run_cpu_ns(void)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return -1;
+    long long total = 0;
+    const pid_t me = getpid();
+    struct dirent *e;
+    int ok = 0;
+    while (ok == 0 && (e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || (pid_t)atol(e->d_name) == me)
+            continue;
+        const int mine = of_this_run(e->d_name);
+        ok = mine < 0 ? -1 : mine ? process_cpu_ns(e->d_name, &total) : 0;
+    }
+    closedir(d);
+    return ok ? -1 : total;
 }
 
 static double thread_cpu_seconds(void)
@@ -581,17 +698,18 @@ static int judge_serve(judge_box *box, int argc, char **argv)
     (void)argc;
     (void)argv;
     const int T = omp_get_max_threads();
-    if (T < 2 || big_n_asked() || (T < cpus_here() ? T : cpus_here()) < timing_min_cpus())
+    if (T < 2 || big_n_asked() || (T < cpus_here() ? T : cpus_here()) < timing_min_cpus() ||
+        guard_changed())
         return 0;
     if (g_time.pending) {
         const double part = wall_seconds() - g_time.sent;
         g_time.pending = 0;
-        if (memcmp(box->data + JUDGE_CHUNK, g_time.ref, g_time.n * sizeof(int32_t)) != 0)
+        if (memcmp(box->data, g_time.ref, g_time.n * sizeof(int32_t)) != 0)
             ++g_time.wrong;
         if (g_conts != g_time.conts) {
             ++g_time.stopped; /* the judge was stopped during the round */
             ++g_time.voided;
-        } else if (g_time.busy) {
+        } else if (g_time.busy || guard_changed()) {
             ++g_time.voided;
         } else {
             g_time.serial[g_time.step] = g_time.round_serial;
@@ -599,7 +717,7 @@ static int judge_serve(judge_box *box, int argc, char **argv)
             g_time.part[g_time.step++] = part;
         }
     }
-    if (g_time.step == TIMING_ROUNDS || g_time.voided >= TIMING_VOID_MAX)
+    if (g_time.step == TIMING_ROUNDS || g_time.voided >= TIMING_VOID_MAX || guard_changed())
         return 0;
     if (!g_time.in) {
         struct sigaction sa;
@@ -610,10 +728,18 @@ static int judge_serve(judge_box *box, int argc, char **argv)
         signal(SIGTSTP, SIG_IGN); /* the stops it can refuse */
         signal(SIGTTIN, SIG_IGN);
         signal(SIGTTOU, SIG_IGN);
-        g_time.in = (int32_t *)xmalloc(JUDGE_CHUNK * sizeof(int32_t), "the judge's input");
-        g_time.ref = (int32_t *)xmalloc(JUDGE_CHUNK * sizeof(int32_t), "the judge's scan");
-        g_time.state = grade_mix(g_judge.seed ^ (uint64_t)wall_seconds() ^ 0x7ea5ull);
-        g_time.n = JUDGE_CHUNK - grade_mix(g_time.state) % 4096;
+        g_time.in = (int32_t *)xmalloc(2 * JUDGE_CHUNK * sizeof(int32_t), "the judge's input");
+        g_time.ref = (int32_t *)xmalloc(2 * JUDGE_CHUNK * sizeof(int32_t), "the judge's scan");
+        /* the inputs from the judge's own secret randomness: the run's seed (which the child
+           has) and the clock let the fourth gaming review's S03 predict them */
+        uint64_t fresh;
+        if (getrandom(&fresh, sizeof fresh, 0) != (ssize_t)sizeof fresh)
+            fresh = (uint64_t)(wall_seconds() * 1e9) ^ ((uint64_t)getpid() << 40);
+        g_time.state = grade_mix(fresh);
+        /* the size of the battery's work-sharing calls (sharing_size()), which the child
+           makes in place just as it makes the timed calls */
+        const size_t share = sharing_size((size_t)T, g_judge.seed);
+        g_time.n = share && share <= 2 * JUDGE_CHUNK ? share : 2 * JUDGE_CHUNK;
     }
     /* a fresh input, the judge's serial scan of it (timed), the yardstick (timed) */
     const size_t n = g_time.n;
@@ -629,7 +755,7 @@ static int judge_serve(judge_box *box, int argc, char **argv)
        the yardstick in wall time, the program's threads asleep meanwhile (passive waiting: a
        round in which they ran is void) */
     g_time.conts = g_conts;
-    const long long child0 = child_cpu_ns();
+    const long long child0 = run_cpu_ns();
     const double w0 = wall_seconds();
     double t0 = thread_cpu_seconds();
     scan_reference(g_time.in, g_time.ref, n, 0, 0);
@@ -637,10 +763,12 @@ static int judge_serve(judge_box *box, int argc, char **argv)
     t0 = wall_seconds();
     yardstick(g_time.in, g_time.ref, n, T); /* the same scan into the same array */
     g_time.round_yard = wall_seconds() - t0;
-    const long long child1 = child_cpu_ns();
-    g_time.busy = child0 >= 0 && child1 >= 0 &&
+    const long long child1 = run_cpu_ns();
+    if (child0 < 0 || child1 < 0)
+        ++g_time.unchecked; /* void, and said so (timing_finding()) */
+    g_time.busy = child0 < 0 || child1 < 0 ||
                   (double)(child1 - child0) > 0.1e9 * (wall_seconds() - w0);
-    memcpy(box->data, g_time.in, n * sizeof(int32_t));
+    memcpy(box->data, g_time.in, n * sizeof(int32_t)); /* the child scans it in place */
     box->op = JUDGE_TIMED;
     box->variant = 1; /* chapter 01's table: serial, threads */
     box->status = T;
@@ -667,8 +795,9 @@ static int timing_finding(char *why, size_t len)
     }
     if (g_time.step < TIMING_ROUNDS) {
         snprintf(why, len, "the judge could not time the threaded variant (%d of %d rounds; %d "
-                 "void: the program's threads ran while the judge timed its own scans)",
-                 g_time.step, TIMING_ROUNDS, g_time.voided);
+                 "void: the program's processes ran while the judge timed its own scans%s)",
+                 g_time.step, TIMING_ROUNDS, g_time.voided,
+                 g_time.unchecked ? ", or the judge could not read their CPU times" : "");
         return -1;
     }
     qsort(g_time.serial, TIMING_ROUNDS, sizeof(double), cmp_double);
@@ -776,6 +905,10 @@ static int judge_verdicts(const judge_case *log, int cases, char claims[][512], 
         ++failed;
         verdict("work sharing not checked: the program ended before its run was over (%s)",
                 ended);
+    } else if (guard_changed()) {
+        verdict("ONE THREAD: the judge's %s was changed while the program ran, which only the "
+                "program's own processes can do (tampering with the grader's timing)",
+                g_guard.changed);
     } else if (T < 2) {
         verdict("work sharing not checked: %d thread(s)", T);
     } else if (strncmp(claim, "ONE THREAD: ", 12) == 0) {

@@ -606,6 +606,31 @@ static void judge_run(int argc, char **argv, uint64_t seed)
     _exit(code);
 }
 
+/** In the child, before any of the student's code runs: the grader's variables out of the
+    environment (the judge has read what it needs), but GRADE_BIG, which the n > 2^31 run's child
+    reads, and GRADE_SHARE_DEBUG (by hand only): a part must not tell a graded run from its own
+    by them (the fourth gaming review). */
+static void judge_child_env(void)
+{
+    extern char **environ;
+    for (int round = 0; round < 64; ++round) {
+        char name[64] = "";
+        for (char **e = environ; e && *e; ++e)
+            if (strncmp(*e, "GRADE_", 6) == 0 && strncmp(*e, "GRADE_BIG=", 10) != 0 &&
+                strncmp(*e, "GRADE_SHARE_DEBUG=", 18) != 0) {
+                const char *eq = strchr(*e, '=');
+                const size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
+                if (len < sizeof name) {
+                    memcpy(name, *e, len);
+                    name[len] = '\0';
+                    break;
+                }
+            }
+        if (!name[0] || unsetenv(name) != 0)
+            return;
+    }
+}
+
 /** The harness's first constructor: the box, the fork, the judge (see the top of this file). */
 __attribute__((constructor(101))) static void judge_start(int argc, char **argv)
 {
@@ -636,6 +661,7 @@ __attribute__((constructor(101))) static void judge_start(int argc, char **argv)
         g_to_judge = up[1];
         g_to_child = down[0];
         atexit(judge_flush_at_exit); /* the last batch, when main() returns */
+        judge_child_env();
         char c;
         while (read(g_to_child, &c, 1) < 0 && errno == EINTR)
             ;

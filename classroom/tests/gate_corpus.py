@@ -74,6 +74,9 @@ CORPUS = {
         "pass"),
     "01 its own buffer (malloc, free)": (ch01(after(
         "        uint32_t *mine = malloc(sizeof *mine);\n        free(mine);")), "pass"),
+    "01 gamer4 H1: an omp single as its first statement (GCC puts its calls on the line above)":
+        (ch01(lambda s: "#pragma omp single\n        prefix[0] = 0;\n" + s.replace(
+            "            prefix[0] = 0;\n", "")), "pass"),
     "01 omp critical and atomic": (ch01(lambda s: s.replace(
         "        prefix[t + 1] = aggregate;",
         "#pragma omp critical\n        { prefix[t + 1] = aggregate; }\n"
@@ -474,6 +477,7 @@ QUICK = ("01 the course's solution", "01 printf in the part",
          "01 the course's file, stack protector (strong)",
          "01 gamer O, the text rule off, stack protector: free() now calls another symbol",
          "04 gamer L: a host scan behind __has_include", "07 gamer N: CUB behind __has_include",
+         "01 gamer4 H1: an omp single as its first statement (GCC puts its calls on the line above)",
          "01 gamer2 F1: a named critical section (its lock .gomp_critical_user_NAME)",
          "01 gamer2 T9a: #include after `#define CR_A 1` and a lone CR",
          "01 gamer2 T9b: #pragma GCC optimize after `#define CR_B 1` and a lone CR",

@@ -23,7 +23,11 @@ harness as the grader links it and run through the grader's sandbox with a fresh
     hold the judge past the child's end; a part that opens /proc/<judge>/mem and its verdict file
     and PTRACE_ATTACHes it is refused each (the judge is undumpable, and of another user than
     root where the grader runs as root: docs/instructor.md says what is left as root);
-    S_stop, a grandchild that stops and continues the judge while it times, is flagged.
+    S_stop, a grandchild that stops and continues the judge while it times, is flagged;
+  - the fourth gaming review (cheats/G4*.body): S02, a serial part that pins its judge to one CPU,
+    and S08 (--all), one that lowers its judge's RLIMIT_NOFILE, fail the work sharing as
+    tampering; S05 (--all), spinning grandchildren, void the judge's timing rounds; S04 (--all),
+    a part that tells the judge's timed calls by their pointers and size, finds none.
 Where the judge cannot time the threaded variant (fewer than 3 CPUs), no run is "shared": the
 course's part says "not decided here".
 """
@@ -58,6 +62,62 @@ def build(kit, tmp, name, body, harness_o):
     return out if r.returncode == 0 else None
 
 
+# After the course's part: print the grader's variables the part can see, once.
+ENV_SHOWN = r"""
+        static int shown;
+#pragma omp critical
+        if (!shown) {
+            extern char **environ;
+            shown = 1;
+            printf("env: shown\n");
+            for (char **e = environ; *e; ++e)
+                if ((*e)[0] == 'G' && (*e)[1] == 'R' && (*e)[2] == 'A' && (*e)[3] == 'D' &&
+                    (*e)[4] == 'E' && (*e)[5] == '_')
+                    printf("env: %.40s\n", *e);
+        }
+"""
+
+
+def build_plain(kit, tmp, name, body):
+    """Chapter 01 with `body` as its part three-steps, as the course builds it (no harness)."""
+    root = kit.ROOT
+    course = open(os.path.join(root, "01_cpu_serial", "cpu_serial.c")).read()
+    text = course if body is None else kit.replace_parts(course, {"three-steps": body},
+                                                         "cpu_serial.c")
+    src = os.path.join(tmp, "plain_" + name, "cpu_serial.c")
+    os.makedirs(os.path.dirname(src), exist_ok=True)
+    open(src, "w").write(text)
+    common = os.path.join(root, "build", "common")
+    out = os.path.join(tmp, "plain_" + name, "run")
+    r = subprocess.run(["gcc", "-std=c11", "-O2", "-fopenmp", "-I" + os.path.join(root, "common"),
+                        "-I" + os.path.join(root, "01_cpu_serial"), src] +
+                       [os.path.join(common, o + ".o") for o in
+                        ("cli", "data", "io", "report", "selftest")] +
+                       ["-o", out, "-lgomp", "-lm"], capture_output=True, text=True)
+    return out if r.returncode == 0 else None
+
+
+def default_threads(kit, tmp, check, sb):
+    """The fourth gaming review's S01: a part right only when OMP_NUM_THREADS was set by hand
+    fails the self-test item, which also runs the program with no OpenMP variable (the default
+    thread count, as a student runs it); the course's part passes it (the class the kit's test
+    grades: reports_and_class())."""
+    import items  # noqa: E402
+    s01 = build_plain(kit, tmp, "G4S01", open(os.path.join(HERE, "cheats",
+                                                           "G4S01_diesel_procs.body")).read())
+    if not s01:
+        check("the self-test as a student runs it: S01 builds", False, str(s01))
+        return
+    envs = items.self_test_envs({"cpu": True}, [("OMP_NUM_THREADS=3", items.omp_env(3))])
+    ok, said = items.runs_of([s01, "--self-test", "-n", "70000"], envs,
+                             r"^self-test passed: \d+ passed, 0 failed$", sb)
+    many = len(os.sched_getaffinity(0)) >= 2  # on one CPU S01 is right by default too
+    check("S01 (gamer4): a part right only when OMP_NUM_THREADS is set fails the self-test item "
+          "(one run with no OpenMP variable, as a student runs it)",
+          not many or (not ok and "OMP_NUM_THREADS unset (the default, as you run it): FAILED"
+                       in said), said[-500:])
+
+
 def main(kit, tmp, check, full=False):
     """The quick tier's cases; `full` (test_kit.py --all) adds the third gaming review's parts
     that start processes, probe the judge or stop it (G3B, G3A, G3P, G3S: about 10 s more)."""
@@ -75,15 +135,28 @@ def main(kit, tmp, check, full=False):
         return
     body = {n: open(os.path.join(HERE, "cheats", n + ".body")).read()
             for n in ("T1b_token_getenv", "T5_forge_exit", "T6_big_forge", "T2_touch_rewrite_spin",
-                      "G3C_selfkill") + (("G3B_boxclaim", "G3A_thief", "G3P_ptrace", "G3S_stop")
-                                         if full else ())}
+                      "G3C_selfkill", "G4S02_affinity") +
+            (("G3B_boxclaim", "G3A_thief", "G3P_ptrace", "G3S_stop", "G4S08_prlimit_judge",
+              "G4S05_grandchild_hogs", "G4S04_timed_detect") if full else ())}
     body["T6_small"] = body["T6_big_forge"].replace("n > ((size_t)1 << 31)", "n > 60000")
+    # the reviews' parts told a graded run by GRADE_FD or GRADE_VERDICT_FD, which the student's
+    # code no longer sees (verdict.h): here they do what they do in a graded run in every run
+    for name in body:
+        body[name] = body[name].replace('my_getenv("GRADE_FD")', "my_getenv").replace(
+            'getenv("GRADE_FD")', "1").replace('getenv("GRADE_VERDICT_FD")', '"3"')
+    # G3S began at the judge's first timed call, known by its n then (2^22 less up to 4095),
+    # which the timed calls no longer have: here from the battery's first large call on
+    if full:
+        body["G3S_stop"] = body["G3S_stop"].replace("n > (1u << 22) - 4096 && n <= (1u << 22)",
+                                                    "n >= (1u << 20)")
+    body["G4S02_affinity"] += ENV_SHOWN  # and what the student's code sees of the environment
     cases = {"course": None, "T1b": body["T1b_token_getenv"], "T5": body["T5_forge_exit"],
              "T6_small": body["T6_small"], "T2": body["T2_touch_rewrite_spin"],
-             "G3C": body["G3C_selfkill"]}
+             "G3C": body["G3C_selfkill"], "G4S02": body["G4S02_affinity"]}
     if full:
         cases.update(G3B=body["G3B_boxclaim"], G3A=body["G3A_thief"], G3P=body["G3P_ptrace"],
-                     G3S=body["G3S_stop"])
+                     G3S=body["G3S_stop"], G4S08=body["G4S08_prlimit_judge"],
+                     G4S05=body["G4S05_grandchild_hogs"], G4S04=body["G4S04_timed_detect"])
     with concurrent.futures.ThreadPoolExecutor(2) as pool:  # the builds, on both cores
         made = dict(zip(cases, pool.map(lambda c: build(kit, tmp, c[0], c[1], harness_o),
                                         cases.items())))
@@ -94,6 +167,7 @@ def main(kit, tmp, check, full=False):
     for h in made.values():
         runs.trust(h)
     sb = sandbox.Sandbox(os.path.join(tmp, "judge_work"), list(made.values()), [], False)
+    default_threads(kit, tmp, check, sb)
 
     def said(name, threads, big=None, timeout=runs.TIMEOUT, **more):
         env = items.omp_env(threads, GRADE_SEGMENT="0", **({"GRADE_BIG": big} if big else {}),
@@ -172,6 +246,38 @@ def main(kit, tmp, check, full=False):
                   "stopped" in share[0] and len(c_share) == 1 and
                   not c_share[0].startswith("ONE THREAD") and "stopped" not in c_share[0],
                   f"{share} {c_share} {out[-300:]}")
+        # the fourth gaming review: a part that changes its judge's CPUs (S02) or limits (S08)
+        # is flagged on any machine (the judge took them before any of the part's code ran);
+        # spinning grandchildren (S05) void the judge's rounds, never pass as an idle machine
+        for name, what, full_only in (("G4S02", "CPU affinity", False),
+                                      ("G4S08", "resource limit 7", True)):
+            if full_only and not full:
+                continue
+            status, out, v = said(name, 3, timeout=120, GRADE_MAX_N="70000")
+            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            check(f"the judge: a serial part that changes its judge's {what} (gamer4 "
+                  f"{name[2:]}) fails the work sharing as tampering, on any machine",
+                  len(share) == 1 and share[0].startswith("ONE THREAD") and what in share[0]
+                  and "tampering" in share[0], f"{status} {v} {out[-300:]}")
+            if name == "G4S02":
+                check("the judge: the student's code sees no GRADE_* variable (the grader's and "
+                      "the judge's: the fourth gaming review told graded runs apart by them), "
+                      "and the judge still has what it needs", "env: shown" in out and
+                      "env: GRADE_" not in out and v and v[-1].startswith("in place passed"),
+                      f"{v} {out[-400:]}")
+        if full:
+            status, out, v = said("G4S04", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+            check("the judge: its timed calls do not look as the fourth gaming review's S04 "
+                  "told them apart (out == in + 2^22, n just below 2^22): they are in place at "
+                  "the battery's work-sharing size", "S04: a timed call" not in out and
+                  v and v[-1].startswith("in place passed"), f"{status} {v} {out[-300:]}")
+            status, out, v = said("G4S05", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            check("the judge: a serial part whose grandchildren spin while the judge times "
+                  "(gamer4 S05): its rounds are void (the judge counts every process of the run), "
+                  "never timed as if the machine were merely busy",
+                  len(share) == 1 and not share[0].startswith("threads shared") and
+                  "void" in share[0], f"{status} {v} {out[-300:]}")
         status, out, v = said("T1b", 3)
         check("the judge: a serial scan that forges verdicts with a token found in its memory "
               "(gamer2 T1b) is not believed: one in-place verdict, the work not shared",

@@ -477,6 +477,9 @@ def selfkill_graded(tmp):
     "interrupted" (which a part could choose to hide a wrong output, the review's point)."""
     body = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "cheats",
                              "G3C_selfkill_resolver.body")).read()
+    # it killed itself when it saw GRADE_FD, which the student's code no longer sees: here in
+    # every run (a part may still kill itself unconditionally)
+    body = body.replace('my_getenv("GRADE_FD")', "my_getenv")
     path = os.path.join(tmp, "plant_selfkill", "cpu_serial.c")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     open(path, "w").write(kit.replace_parts(open(os.path.join(ROOT, "01_cpu_serial",
@@ -526,4 +529,5 @@ def main(tmp, copy, week1):
     harness_and_sandbox(tmp)
     stopped_grader(tmp)
     selfkill_graded(tmp)
+    test_kit.machine_fault_build(tmp)
     return test_kit.failures[before:]

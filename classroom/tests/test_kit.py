@@ -784,6 +784,22 @@ def zombies_and_ids(a):
            " (no PID namespace here: this machine's PID 1 reaps them)") +
           "; a program killed by a signal says so", not left and status == -11,
           f"{status} {left} {out[-300:]}")
+    status, out = a.run(["sh", "-c", "id -u > uid; t=${TMPDIR:-/tmp}; echo x > /dev/shm/kit_left_$$; "
+                         "echo x > $t/kit_left_$$; mkdir /tmp/kit_dir_$$ && echo x > "
+                         "/tmp/kit_dir_$$/f; ipcmk -M 4096 && ipcmk -S 1 && ipcmk -Q"])
+    uid = int(open(os.path.join(a.out, "uid")).read())
+    files = [e.path for d in ("/dev/shm", "/tmp", tempfile.gettempdir()) for e in os.scandir(d)
+             if e.stat(follow_symlinks=False).st_uid == uid]
+    ipc = []
+    for k in ("shm", "sem", "msg"):
+        with open(f"/proc/sysvipc/{k}") as f:
+            head = f.readline().split()
+            ipc += [k for l in f if str(uid) in (dict(zip(head, l.split())).get("uid"),
+                                                 dict(zip(head, l.split())).get("cuid"))]
+    check("S06 (gamer4): a run's files in /dev/shm, /tmp and $TMPDIR and its System V shared "
+          "memory, semaphores and queues are gone after it", status == 0 and "Message queue id" in out and
+          not files and not ipc and not a.leftovers, f"{status} {out[-200:]} {files} {ipc} "
+          f"{a.leftovers}")
     free, lock = sandbox.take_id()  # the id the grader would take next
     lock.close()
     pid = os.fork()
@@ -860,6 +876,7 @@ def sandbox_and_output(tmp):
           "symbolic link" in said[0] and "not a plain file" in said[1] and "bytes" in said[2],
           repr(said))
     outside_kill(tmp)
+    machine_faults(tmp)
     grade_needs(tmp)
     metadata(tmp)
     partial_texts()
@@ -932,6 +949,60 @@ def grade_needs(tmp):
     check("make grade CH=1 builds no CUDA object (CH=2 does), and its inner make is silent (-s)",
           re.search(r" common( |$)", lines["2"]) and "-s " in lines["1"] and
           not re.search(r" common( |$)|cuda_probe|\.cu|cub_", lines["1"]), repr(lines))
+
+
+def machine_fault_build(tmp):
+    """S07 (gamer4), graded (--all: the gate compiles the part): the grader's compiler failing
+    for want of space stops the grade, exit 3, never a 0."""
+    import grade as grader  # noqa: E402
+    import runs  # noqa: E402
+    said = [bool(runs.machine_fault(t)) for t in (
+        "cc1: fatal error: error writing to /tmp/t/ccAtXdhB.s: No space left on device",
+        "/usr/bin/ld: final link failed: No space left on device",
+        "a.c:9:2: error: #error No space left on device", "  112 | x; // No space left on device",
+        "a.c:3:1: error: expected ';'")]
+    env, solution = runs.course_env(), os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c")
+    saved = runs.Build.build
+
+    def full(self):
+        self.log += "cc1: fatal error: error writing to /tmp/t/ccX.s: No space left on device\n"
+        return False
+    runs.Build.build = full
+    os.makedirs(os.path.join(tmp, "mf_one"))
+    try:
+        grader.grade(1, solution, os.path.join(tmp, "mf_one"), (False, ""), env)
+        fault = None
+    except runs.MachineFault as e:
+        fault = str(e)
+    finally:
+        runs.Build.build = saved
+    check("S07 (gamer4): the grader's compiler failing for want of space stops the grade "
+          "(exit 3), never a 0; a #error or a quoted line saying so is the student's",
+          said == [True, True, False, False, False] and fault and
+          "No space left on device" in fault and
+          not os.path.exists(os.path.join(tmp, "mf_one", "results.json")), f"{said} {fault}")
+
+
+def machine_faults(tmp):
+    """S07 (gamer4): the grader's own trouble (no space for its files) is "interrupted:
+    regrade", exit 3, never the student's 0 (its compiler's: machine_fault_build(), --all)."""
+    import grade as grader  # noqa: E402
+    import runs  # noqa: E402
+    env, solution = runs.course_env(), os.path.join(ROOT, "01_cpu_serial", "cpu_serial.c")
+    klass = os.path.join(tmp, "mf_class")
+    for name in ("ada", "bob"):
+        os.makedirs(os.path.join(klass, name))
+        shutil.copy(solution, os.path.join(klass, name))
+    os.environ["GRADE_MIN_FREE_MB"] = str(1 << 40)
+    try:
+        status = grader.grade_class(1, klass, os.path.join(tmp, "mf_out"), (False, ""), env, [])
+    finally:
+        del os.environ["GRADE_MIN_FREE_MB"]
+    text = open(os.path.join(tmp, "mf_out", "grades.csv")).read()
+    check("S07 (gamer4): a class graded without space for the grader's files: every row "
+          "\"interrupted: regrade\" naming the machine's problem, no score, exit 3",
+          status == 3 and text.count("interrupted: regrade: no space for the grader's files") == 2
+          and ",0," not in text and ",0.0," not in text, f"{status} {text[-600:]}")
 
 
 def outside_kill(tmp):
