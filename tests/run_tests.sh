@@ -13,7 +13,7 @@
 #                  2^31 (-n 2^30), but for one chapter of each single-pass family (06, 08),
 #                  which runs its n > 2^31 case too; a stress test runs at most 100 times per
 #                  size (each chapter's --help lists these checks, "make test runs: ..."); the
-#                  fuzz of the command line tries 300 command lines.
+#                  fuzz of the command line tries 150 command lines.
 #   tests/run_tests.sh --all (make test-all): the exhaustive tier: every check as the chapters'
 #                  --help lists it, every n > 2^31 case, the fuzz at 1500 command lines.
 #   tests/run_tests.sh --quick (make check): unit tests, chapter 01's command line, the
@@ -52,7 +52,7 @@ TEST_TIER=test
 export TEST_TIER
 # the fuzz's command lines (what make test and make test-all run of each chapter, the chapter's
 # --help says: chapter_checks below)
-FUZZ_LINES=300
+FUZZ_LINES=150
 [ "$all" -eq 1 ] && FUZZ_LINES=1500
 cores=$(nproc 2>/dev/null || echo 1)
 host_jobs=${TEST_JOBS:-$cores}
