@@ -188,7 +188,6 @@ mutate carry_not_folded_13 $ch13 's/    chunk\[0\] = \(int32_t\)\(\(uint32_t\)ch
 # - the exclusive scan's element 0 left at 0 in every chunk: exclusive runs of 2 chunks or more
 mutate exclusive_zero_13 $ch13 's/        chunk\[0\] = \(int32_t\)carry\[CARRY_SAVED\]; [^\n]*\n//' pipeline "$p13" skip
 # - the carry read before that fix: wrong only for a chunk of one element (size chunk + 1)
-mutate carry_before_fix_13 $ch13 's/(        chunk\[0\] = \(int32_t\)carry\[CARRY_SAVED\]; [^\n]*\n)(        carry\[CARRY_RUNNING\] = [^\n]*\n)/$2$1/' pipeline "$p13" skip
 # - the carry not reset before a call of pipeline_scan(): the call starts from the last one's total
 mutate carry_not_reset_13 $ch13 's/(static void pipeline_scan\(pipeline \*p, const int32_t \*in, [^\n]*\n\{\n)    reset_carry\(p\);\n/$1/' pipeline "$p13" skip
 # - each of enqueue_chunk()'s three waits left out (slot_refilled_early_13: only pipeline_scan()
