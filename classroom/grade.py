@@ -299,9 +299,9 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
         if f_stress:
             ok, it_stress["output"] = f_stress.result()
             it_stress["score"] = it_stress["max_score"] if ok else 0
+        collect_hidden()
+        collect_san()
         if alone:
-            collect_hidden()
-            collect_san()
             f_place = pool.submit(*place)
         if f_place:
             f_place.result()
@@ -318,9 +318,6 @@ def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_pla
                                                                      cfg.get("cpu") else
                                                                      "in-place") +
                                       " battery right)")
-        if not alone:
-            collect_hidden()
-            collect_san()
     if share is not None:
         it_share["output"] = share.get("output", "not checked (the in-place harness did not run)")
         it_share["gate"] = share.get("status_gate")
