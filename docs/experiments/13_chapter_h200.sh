@@ -339,7 +339,7 @@ sanitizer_job() {
   for tool in memcheck racecheck synccheck; do
     tm 90 "$SAN" --tool $tool --error-exitcode 99 $RUN --self-test -n 1100 --variant pipeline \
       --device-memory 256KiB >"$OUT/sanitize_${tool}_self_test.txt" 2>&1; rc=$?
-    sum "$tool --self-test -n 1100 --variant pipeline --device-memory 256KiB: rc=$rc (0 clean, 99 hazards)"
+    sum "$tool --self-test -n 1100 --variant pipeline --device-memory 256KiB: rc=$rc (0: clean; 99: the tool reported errors)"
     tm 90 "$SAN" --tool $tool --error-exitcode 99 $RUN --stress 4 -n 70001 --device-memory 256KiB \
       >"$OUT/sanitize_${tool}_stress.txt" 2>&1; rc=$?
     sum "$tool --stress 4 -n 70001 --device-memory 256KiB: rc=$rc"
