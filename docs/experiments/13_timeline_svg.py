@@ -9,6 +9,7 @@ shades, time in ms. Nothing is drawn that the CSV does not hold.
 --chunks K draws only the first K chunks (the fill and the steady state; default: all).
 """
 import argparse
+import re
 import csv
 import sys
 
@@ -90,9 +91,14 @@ def main():
     ap.add_argument("--title", default="Chapter 13's pipeline over time, measured")
     a = ap.parse_args()
     rows, note = read(a.csv, a.chunks)
+    # the program's note ends with its times' unit (us); the axis, drawn in ms, says what it shows
+    note = re.sub(r"^timeline of one pipeline run: |; times in us.*$", "", note)
+    drawn = len({r[0] for r in rows})
+    if a.chunks is not None:
+        note += f"; the first {drawn} drawn"
     with open(a.svg, "w") as f:
         f.write(draw(rows, note, a.title))
-    print(f"{a.svg}: {len(rows)} steps of {len({r[0] for r in rows})} chunks")
+    print(f"{a.svg}: {len(rows)} steps of {drawn} chunks")
 
 
 if __name__ == "__main__":
