@@ -3,6 +3,9 @@
 # one device call of at most 9 minutes on a machine with 16 cores (4-6 expected). From the
 # repository root (nothing needs building first):
 #     OUT=/some/folder docs/experiments/11_chapter_h200.sh
+# Through the device tool, which brings back at most 8 files of its $OUT, keep the logs outside it
+# and pack them (run 5 lost all but 3 files):
+#     OUT=/tmp/c11 docs/experiments/11_chapter_h200.sh; tar czf "$OUT/c11.tgz" --exclude='*.bin' -C /tmp c11
 # Every log goes under $OUT (default /tmp/11_chapter_h200); a short summary is printed last and
 # kept in $OUT/summary.txt. Nothing in the repository is changed but build/ and the chapter's ./run.
 # The chapter is checked with its default knobs (since 2026-12-03: BLOCKS_PER_SM 2, RING_STAGES 4,

@@ -9,8 +9,8 @@ shades, time in ms. Nothing is drawn that the CSV does not hold.
 --chunks K draws only the first K chunks (the fill and the steady state; default: all).
 """
 import argparse
-import re
 import csv
+import re
 import sys
 
 LANES = [("to_device", "host → device"), ("scan", "carry + scan"), ("to_host", "device → host")]
