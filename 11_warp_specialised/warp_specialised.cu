@@ -176,13 +176,11 @@
    compiled: see stall()). */
 #ifndef CROSSOVER_ITEMS
 /** The `crossover` variant runs chapter 08's kernel below this n, the pipeline from it on.
-    Measured on the H200 on 2026-12-03 (docs/experiments/runs_2026-12-03/11_chapter_h200_run1,
-    summary.txt): 2^26 is the smallest n from which the pipeline was not slower than chapter 08's
-    kernel in any of three rounds at any larger size (time ratios, pipeline / chapter 08,
-    0.98-1.00 at 2^26; 1.01-1.02, slower, at 2^25). That
-    was the old configuration (1 block per SM, 8 stages, 4 groups); the next run of
-    docs/experiments/11_chapter_h200.sh measures it again for this one. */
-#define CROSSOVER_ITEMS ((size_t)1 << 26)
+    Measured on the H200 on 2026-12-04 with this configuration (2 blocks per SM, 4 stages, 2
+    groups; docs/experiments/runs_2026-12-04b/c11/summary.txt): 2^24 is the smallest n from which
+    the pipeline was faster than chapter 08's kernel in each of three rounds at every larger size
+    (time ratios, pipeline / chapter 08, 0.96-0.97 at 2^24; 1.01-1.04 at 2^23). */
+#define CROSSOVER_ITEMS ((size_t)1 << 24)
 #endif
 
 /** Warps of a consumer group. A group is chapter 08's block: 128 threads, 32 elements each,
