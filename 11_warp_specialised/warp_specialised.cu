@@ -1917,8 +1917,8 @@ static const char *const NOTES[] = {
     "warp-specialised: persistent blocks (each size's line says how many); producer (cp.async.bulk "
     "into a ring), reducer (aggregate at landing), prefix warp (look-ahead), consumer groups (scan "
     "in registers)",
-    "crossover: chapter 08's kernel below the crossover n (2^26, measured on an H200 with 1 block "
-    "per SM, 8 stages, 4 groups), the pipeline from there on",
+    "crossover: chapter 08's kernel below the crossover n (CROSSOVER_ITEMS, measured on an H200; "
+    "each size's line says it), the pipeline from there on",
     "decoupled-lookback: chapter 08's kernel, carried unchanged",
     "cub: cub::DeviceScan::InclusiveSum/ExclusiveSum from the CUDA toolkit, on the same buffers",
     NULL};
