@@ -7,7 +7,7 @@
 #   B. a forced look-back skips the wait for tile - 1, and the pass is bound by that chain.
 # The deciding run: copies of the chapter in which a forced look-back, instead of reducing tile - 1,
 # sleeps PAUSE_NS (`__nanosleep`: the PTX ISA says the thread sleeps for a time in [0, 2 x PAUSE_NS])
-# and then looks back from tile - 1 as chapter 07's does. If the pause alone makes fallback-100pct
+# and then looks back from tile - 1 with the chapter's own bounded look-back (budget 32). If the pause alone makes fallback-100pct
 # as fast as the reduction did, A; if no pause does, B (or something else).
 # From the repository root, on a GPU machine, in one device call of about 4 minutes:
 #     OUT=/tmp/c12p docs/experiments/12_pause_h200.sh; tar czf "$OUT/c12p.tgz" -C /tmp c12p
