@@ -20,10 +20,10 @@ common/, and runs its own tests; what the student changed outside the parts is r
 used. Chapter 08, the speed contest, takes the whole file.
 
 The grader is split by concern, so that the rule that decided a grade can be read:
-  classroom/gate.py, text_rule.py, compiled.py  the honesty gate (what a part may hold as text,
-                                   then what it may not do, from the compiler)
+  classroom/gate.py, text_rule.py, call_rule.py, compiled.py  the honesty gate (what a part
+                                   may hold as text, then what it may not do, from the compiler)
   classroom/submission.py         the student's file, their parts in the course's source
-  classroom/items.py              each item's runs and the rule that scores it
+  classroom/items.py, speed.py    each item's runs and the rule that scores it
   classroom/runs.py               the build, the grader's own programs and vectors
   classroom/sandbox.py            how the student's programs run, and the harness's verdicts
   classroom/reports.py            results.json, the table, the class's CSV files

@@ -58,8 +58,8 @@ def instructor_only(rel):
 
 # The kit's files a students' copy holds, for `make precheck CH=N` (the honesty gate and the
 # build, as the grader runs them).
-PRECHECK = ["classroom/kit.py", "classroom/gate.py", "classroom/text_rule.py", "classroom/compiled.py",
-            "classroom/submission.py", "classroom/precheck.py"]
+PRECHECK = ["classroom/kit.py", "classroom/gate.py", "classroom/call_rule.py", "classroom/text_rule.py",
+            "classroom/compiled.py", "classroom/submission.py", "classroom/precheck.py"]
 # The placeholder that keeps the notes' links to them working.
 PLACEHOLDER = ("# {title} {{#{anchor}}}\n\nThis page is for instructors: it is not part of the "
                "student's copy of the course. Ask your instructor.\n")
