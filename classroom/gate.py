@@ -13,10 +13,10 @@ is neither compiled nor built. Then, for each of the student's own parts (the li
 markers):
 
   1. What the part's lines refer to in the compiled code (calls, addresses taken, data read, in
-     host code and in device code) must be allowed (refused(), classroom/call_rule.py): printf and the rest of
-     stdio's output, OpenMP, <math.h>, <string.h>, the CUDA calls a launcher makes (launches,
-     error checks, memset, occupancy and device queries, events, streams), the part's own
-     functions, the student's other parts, functions of standard headers, and the course's
+     host code and in device code) must be allowed (refused(), in classroom/call_rule.py):
+     printf and the rest of stdio's output, OpenMP, <math.h>, <string.h>, the CUDA calls a
+     launcher makes (launches, error checks, memset, occupancy and device queries, events,
+     streams), the part's own functions, the student's other parts, functions of standard headers, and the course's
      functions the course's own solution of the part calls (PART_MAY_CALL). Not allowed: ending
      the program (exit, abort), files, other programs, the environment, signals; CUB, Thrust;
      the course's host code (its CPU reference, checks, readers); in a GPU chapter, host memory

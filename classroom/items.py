@@ -19,9 +19,10 @@ The rules, in one place:
     self-test's last line is the program's word;
   - sanitizers 10: each tool scores only when it found nothing and its run's outputs were
     right, and the item only when the correctness items shown before the due date (self-test,
-    stress, in place) are full: never from the hidden vectors, which the student sees later;
-  - speed 25: 0 when any correctness item lost points, the hidden vectors included, so it is
-    shown after the due date too;
+    stress, in place) are full: never from the hidden vectors, which the student sees later (a
+    GPU chapter's tools are then not run: item_runs.py);
+  - speed 25: 0 when any correctness item lost points, the hidden vectors included (then it is
+    not measured), so it is shown after the due date too;
   - chapter 01's work sharing passes only by the judge's own timing: where the judge cannot time
     the part (fewer than 3 CPUs, a busy machine) it is "not decided here", not run here and
     partial (no deduction), never passed on the program's own witnesses; it is "not checked"
@@ -395,9 +396,10 @@ def hidden(b, cfg, it, made, sb, pool):
     against the vector made again; all must be right. The runs go to `pool`; the returned
     function waits for them and scores the item."""
     rs = made.runs
+    # the n > 2^31 case first: the longest run, so that it does not end the item alone
+    big = pool.submit(big_run, b, cfg, made, sb) if rs.big else None
     futures = [pool.submit(hidden_file_run, b, cfg, made, sb, k, *r)
                for k, r in enumerate(rs.files)]
-    big = pool.submit(big_run, b, cfg, made, sb) if rs.big else None
 
     def collect():
         results = [f.result() for f in futures]
@@ -426,11 +428,14 @@ def hidden(b, cfg, it, made, sb, pool):
     return collect
 
 
-def sanitizers(b, cfg, it, env, made, sb, pool):
+def sanitizers(b, cfg, it, env, made, sb, pool, wrong_first=None):
     """Chapter 01: AddressSanitizer and UBSan on --self-test -n 70000 (7 threads); the GPU
     chapters: compute-sanitizer memcheck 4, racecheck 3, synccheck 3 on --self-test -n 1100.
     A tool scores when it found nothing and the self-test it ran passed. The runs go to `pool`;
-    the returned function waits for them and scores the item."""
+    the returned function waits for them and scores the item. wrong_first (a GPU chapter): called
+    in each tool's task before it runs, it names the items shown before the due date that had a
+    wrong output (it waits for their runs); then no tool runs, and the item scores 0, as it would
+    anyway."""
     if cfg.get("cpu"):
         binary = made.asan
         if not binary:
@@ -465,13 +470,22 @@ def sanitizers(b, cfg, it, env, made, sb, pool):
     args = ["--self-test", "-n", "1100"]
     if cfg.get("sanitize_variant"):
         args += ["--variant", cfg["sanitize_variant"]]
-    futures = {name: pool.submit(sb.run, [tool, "--tool", name, "--error-exitcode", "99", b.run]
-                                 + args) for name in points}
+
+    def one(name):
+        wrong = wrong_first() if wrong_first else ""
+        if wrong:
+            return None, wrong
+        return sb.run([tool, "--tool", name, "--error-exitcode", "99", b.run] + args)
+    futures = {name: pool.submit(one, name) for name in points}
 
     def collect():
         lines, score = [], 0
         for name, p in points.items():
             status, out = futures[name].result()
+            if status is None:
+                lines.append(f"{name}: not run: an output was wrong in {out} (the sanitizers "
+                             f"score only when the outputs are right: 0)")
+                continue
             ok = status == 0 and re.search(r"^self-test passed: \d+ passed, 0 failed", out, re.M)
             score += p if ok else 0
             lines.append(f"{name}: " + ("clean" if ok else "FOUND ERRORS (exit %d)" % status
