@@ -20,10 +20,11 @@ common/, and runs its own tests; what the student changed outside the parts is r
 used. Chapter 08, the speed contest, takes the whole file.
 
 The grader is split by concern, so that the rule that decided a grade can be read:
-  classroom/gate.py, text_rule.py, compiled.py  the honesty gate (what a part may hold as text,
-                                   then what it may not do, from the compiler)
+  classroom/gate.py, text_rule.py, call_rule.py, compiled.py  the honesty gate (what a part
+                                   may hold as text, then what it may not do, from the compiler)
   classroom/submission.py         the student's file, their parts in the course's source
-  classroom/items.py              each item's runs and the rule that scores it
+  classroom/items.py, speed.py    each item's runs and the rule that scores it
+  classroom/item_runs.py          a submission's runs, in order and side by side
   classroom/runs.py               the build, the grader's own programs and vectors
   classroom/sandbox.py            how the student's programs run, and the harness's verdicts
   classroom/reports.py            results.json, the table, the class's CSV files
@@ -49,13 +50,13 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in classroom/ (the kit's modules are imported)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import items  # noqa: E402
+import item_runs  # noqa: E402
 import kit  # noqa: E402
 import reports  # noqa: E402
 import runs  # noqa: E402
 import sandbox  # noqa: E402
 import submission  # noqa: E402
-from items import CHAPTERS, CPU_THREADS, item, not_here, omp_env, runs_of  # noqa: E402
+from items import CHAPTERS, item, not_here  # noqa: E402
 from runs import GradeError, log  # noqa: E402
 
 ROOT = kit.ROOT
@@ -109,6 +110,7 @@ def grade_in(number, student, out_dir, gpu, env, work):
     cfg = CHAPTERS[number]
     folder, sources = next((f, s) for f, n, s in kit.assignments() if n == number)
     start = time.time()
+    phases = {}  # seconds of each phase, for the instructor (item_runs.py)
     seed, seed_set = runs.grade_seed()
     cuda = any(s.endswith(".cu") for s in sources)
     notes, instructor, similarity, verdict = [], [], {}, []
@@ -126,7 +128,7 @@ def grade_in(number, student, out_dir, gpu, env, work):
 
     def finish():
         return reports.result(folder, number, all_items, gates, notes, instructor, verdict, gpu,
-                              start, seed_set, similarity, out_dir)
+                              start, seed_set, similarity, out_dir, phases)
 
     # The student's parts, spliced into the course's source, through the honesty gate.
     try:
@@ -164,9 +166,11 @@ def grade_in(number, student, out_dir, gpu, env, work):
         verdict.append("not graded here: no nvcc")
         return finish()
 
+    phases["gate"] = time.time() - start
     b = runs.Build(env, cfg, folder, sources, graded, work)
     # a part's text the gate refused before compiling it (an #include, an #if) is not built
     built = not p["refused_text"] and b.build()
+    phases["build"] = time.time() - start - phases["gate"]
     honesty_output(it_honest, gates, reasons, p["decided"], verdict)
     if p["refused_text"]:
         it_build["output"] = ("not built: the honesty check refused a line of your part before "
@@ -210,9 +214,9 @@ def grade_in(number, student, out_dir, gpu, env, work):
         if it_share:
             it_share["output"] = "not written: the part still holds its stub (nothing to check)"
     else:
-        killed, failed = run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress,
-                                   it_place, it_hidden, it_san, it_speed, it_share, instructor,
-                                   reasons)
+        killed, failed = item_runs.run_items(b, cfg, env, seed, seed_set, gpu, work, it_self,
+                                             it_stress, it_place, it_hidden, it_san, it_speed,
+                                             it_share, instructor, reasons, phases)
         killed_runs(failed, verdict, instructor)
         if killed:
             interrupted(killed, [i for i in (it_share, it_self, it_stress, it_place, it_hidden,
@@ -255,87 +259,6 @@ def chapter_items(cfg):
         it_hidden["name"] = "hidden vectors (--input/--output)"
     return (it_build, it_honest, it_share, it_self, it_stress, it_place, it_hidden, it_san,
             it_speed)
-
-
-def run_items(b, cfg, env, seed, seed_set, gpu, work, it_self, it_stress, it_place, it_hidden,
-              it_san, it_speed, it_share, instructor, reasons):
-    """Every run of the items: what the grader runs beside the student's code made first
-    (runs.Made), the correctness runs and the sanitizers side by side (runs.jobs()), then the
-    speed alone."""
-    vectors = os.path.join(b.env["BUILD"], "grade", "vectors")
-    os.makedirs(vectors, exist_ok=True)
-    hidden_runs = items.HiddenRuns(cfg, seed)
-    made = runs.Made(b, cfg, env, vectors, hidden_runs,
-                     it_place is not None or bool(hidden_runs.big) or
-                     (it_speed is not None and not cfg.get("radix")))
-    sb = sandbox.Sandbox(work, [p for p in (b.run, made.harness, made.asan) if p],
-                      list(made.vector.values())[:1], gpu[0] and not cfg.get("cpu"))
-    if sb.note:
-        instructor.append(sb.note)
-    envs = ([(f"OMP_NUM_THREADS={k}", omp_env(k)) for k in CPU_THREADS]
-            if cfg.get("cpu") else [("", dict(os.environ))])
-    battery = items.battery_args()
-    share = {} if it_share else None
-    with concurrent.futures.ThreadPoolExecutor(runs.jobs(cfg.get("cpu"))) as pool:
-        # the self-test also as a student runs it: no OpenMP variables (S01 of the fourth
-        # gaming review)
-        f_self = pool.submit(runs_of, [b.run, "--self-test"] + battery,
-                             items.self_test_envs(cfg, envs),
-                             r"^self-test passed: \d+ passed, 0 failed$", sb)
-        f_stress = it_stress and pool.submit(runs_of, [b.run, "--stress", "200"] +
-                                             (["-n", str(runs.max_n())] if runs.max_n() else []),
-                                             envs, r"^stress test passed", sb)
-        place = (items.in_place, cfg, it_place, made.harness, envs, sb, seed, share)
-        # chapter 01's in-place runs hold the judge's timing of the work sharing: they run
-        # alone, after every other run, so that the grader's own runs (several at once on 16
-        # cores and more, runs.jobs()) never crowd the timing into "not decided" (instructor
-        # review 3, #4)
-        alone = bool(cfg.get("cpu") and it_place)
-        f_place = it_place and not alone and pool.submit(*place)
-        collect_hidden = items.hidden(b, cfg, it_hidden, made, sb, pool)
-        collect_san = items.sanitizers(b, cfg, it_san, env, made, sb, pool)
-        ok, it_self["output"] = f_self.result()
-        it_self["score"] = it_self["max_score"] if ok else 0
-        if f_stress:
-            ok, it_stress["output"] = f_stress.result()
-            it_stress["score"] = it_stress["max_score"] if ok else 0
-        collect_hidden()
-        collect_san()
-        if alone:
-            f_place = pool.submit(*place)
-        if f_place:
-            f_place.result()
-            # the self-test's last line is the program's own word: its points need the judge's
-            # check of the same battery (classroom/grader/verdict.h): chapter 01's out of place,
-            # a GPU chapter's in place
-            judged = it_place.pop("out_of_place") if cfg.get("cpu") else \
-                it_place["score"] == it_place["max_score"]
-            it_place.pop("out_of_place", None)
-            if not judged and it_self["score"]:
-                it_self["score"] = 0
-                it_self["output"] += ("\n(scored 0: the grader's judge, which checks every output "
-                                      "itself, did not find the " + ("out-of-place" if
-                                                                     cfg.get("cpu") else
-                                                                     "in-place") +
-                                      " battery right)")
-    if share is not None:
-        it_share["output"] = share.get("output", "not checked (the in-place harness did not run)")
-        it_share["gate"] = share.get("status_gate")
-        if share.get("partial"):
-            it_share["status"] = "partial"
-        if share.get("instructor"):
-            instructor.append(share["instructor"])
-    if it_speed and it_speed["status"] == "graded":
-        items.speed(b, cfg, it_speed, made, sb, seed, seed_set)
-    sb.close()
-    if sb.leftovers:
-        instructor.append("the grader could not remove what the runs left (the machine's "
-                          "problem, not a score): " + "; ".join(sb.leftovers[:3]))
-    if sb.tampered:
-        reasons.append("the grader's own files changed while your programs ran ("
-                       + ", ".join(os.path.relpath(t, ROOT) if t.startswith(ROOT) else t
-                                   for t in sb.tampered[:3]) + ")")
-    return sb.interrupted, sb.killed
 
 
 INTERRUPTED = ("interrupted: regrade. A run of this item was killed while the grader itself was "

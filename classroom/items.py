@@ -1,6 +1,7 @@
 """The items of a grade, and the rule that scores each (classroom/grade.py; the rubric is in
 docs/instructor.md). Read top to bottom: the chapters as the grader sees them, the hidden
-sizes, each item's run and rule, then grade(), which puts them together.
+sizes, each item's run and rule (the speed item's: classroom/speed.py); classroom/grade.py puts
+them together.
 
 The rules, in one place:
   - honesty (a gate, classroom/gate.py): failed, every item scores 0;
@@ -18,9 +19,10 @@ The rules, in one place:
     self-test's last line is the program's word;
   - sanitizers 10: each tool scores only when it found nothing and its run's outputs were
     right, and the item only when the correctness items shown before the due date (self-test,
-    stress, in place) are full: never from the hidden vectors, which the student sees later;
-  - speed 25: 0 when any correctness item lost points, the hidden vectors included, so it is
-    shown after the due date too;
+    stress, in place) are full: never from the hidden vectors, which the student sees later (a
+    GPU chapter's tools are then not run: item_runs.py);
+  - speed 25: 0 when any correctness item lost points, the hidden vectors included (then it is
+    not measured), so it is shown after the due date too;
   - chapter 01's work sharing passes only by the judge's own timing: where the judge cannot time
     the part (fewer than 3 CPUs, a busy machine) it is "not decided here", not run here and
     partial (no deduction), never passed on the program's own witnesses; it is "not checked"
@@ -30,13 +32,14 @@ The rules, in one place:
     student and the instructor as "not run here", and its item is marked partial, never ok;
     an item that needs a GPU where there is none is "not graded here", out of 0.
 """
-import math
 import os
 import random
 import re
 
 import runs
 from runs import ROOT, log, max_n, run, tail  # noqa: F401 (log: for grade.py)
+from sandbox import judge_env
+from speed import speed, speed_draw  # noqa: F401 (the speed item: classroom/speed.py)
 
 # The chapters as the grader sees them: the variant its speed item times, the tile near whose
 # multiples the hidden sizes sit, whether it is a single-pass chapter (--stress), the segment
@@ -231,12 +234,6 @@ def battery_args():
     return ["-n", str(min(max_n() or BATTERY_MAX, BATTERY_MAX))]
 
 
-def judge_env(cfg, env=None):
-    """A harness run's environment with what its judge needs from the grader, not from the
-    student's program: the chapter's segment length (classroom/grader/verdict.h)."""
-    return dict(env or os.environ, GRADE_SEGMENT=str(cfg.get("segment", 0)))
-
-
 SHARE_VERDICTS = ("ONE THREAD:", "threads shared the work", "work sharing not checked",
                   "work sharing not decided here")
 
@@ -399,9 +396,10 @@ def hidden(b, cfg, it, made, sb, pool):
     against the vector made again; all must be right. The runs go to `pool`; the returned
     function waits for them and scores the item."""
     rs = made.runs
+    # the n > 2^31 case first: the longest run, so that it does not end the item alone
+    big = pool.submit(big_run, b, cfg, made, sb) if rs.big else None
     futures = [pool.submit(hidden_file_run, b, cfg, made, sb, k, *r)
                for k, r in enumerate(rs.files)]
-    big = pool.submit(big_run, b, cfg, made, sb) if rs.big else None
 
     def collect():
         results = [f.result() for f in futures]
@@ -430,11 +428,14 @@ def hidden(b, cfg, it, made, sb, pool):
     return collect
 
 
-def sanitizers(b, cfg, it, env, made, sb, pool):
+def sanitizers(b, cfg, it, env, made, sb, pool, wrong_first=None):
     """Chapter 01: AddressSanitizer and UBSan on --self-test -n 70000 (7 threads); the GPU
     chapters: compute-sanitizer memcheck 4, racecheck 3, synccheck 3 on --self-test -n 1100.
     A tool scores when it found nothing and the self-test it ran passed. The runs go to `pool`;
-    the returned function waits for them and scores the item."""
+    the returned function waits for them and scores the item. wrong_first (a GPU chapter): called
+    in each tool's task before it runs, it names the items shown before the due date that had a
+    wrong output (it waits for their runs); then no tool runs, and the item scores 0, as it would
+    anyway."""
     if cfg.get("cpu"):
         binary = made.asan
         if not binary:
@@ -469,13 +470,22 @@ def sanitizers(b, cfg, it, env, made, sb, pool):
     args = ["--self-test", "-n", "1100"]
     if cfg.get("sanitize_variant"):
         args += ["--variant", cfg["sanitize_variant"]]
-    futures = {name: pool.submit(sb.run, [tool, "--tool", name, "--error-exitcode", "99", b.run]
-                                 + args) for name in points}
+
+    def one(name):
+        wrong = wrong_first() if wrong_first else ""
+        if wrong:
+            return None, wrong
+        return sb.run([tool, "--tool", name, "--error-exitcode", "99", b.run] + args)
+    futures = {name: pool.submit(one, name) for name in points}
 
     def collect():
         lines, score = [], 0
         for name, p in points.items():
             status, out = futures[name].result()
+            if status is None:
+                lines.append(f"{name}: not run: an output was wrong in {out} (the sanitizers "
+                             f"score only when the outputs are right: 0)")
+                continue
             ok = status == 0 and re.search(r"^self-test passed: \d+ passed, 0 failed", out, re.M)
             score += p if ok else 0
             lines.append(f"{name}: " + ("clean" if ok else "FOUND ERRORS (exit %d)" % status
@@ -485,131 +495,3 @@ def sanitizers(b, cfg, it, env, made, sb, pool):
         it["score"] = score
         it["output"] = f"compute-sanitizer on {' '.join(args)}\n" + "\n".join(lines)
     return collect
-
-
-# ---------------------------------------------------------------------------------------------
-# Speed
-# ---------------------------------------------------------------------------------------------
-
-def speed_draw(seed, seed_set, attempt, largest):
-    """(n, rounds, reps, warm-up launches) of one speed measurement, drawn from a secret: from
-    GRADE_SEED when the instructor set it (the same grade again gives the same draw), else from
-    the operating system's randomness (the default seed is public). n is 2^26 (or `largest`)
-    less up to 4095, so that neither the size nor the count of launches is one a launcher can
-    wait for."""
-    rng = random.Random(f"{seed}/speed/{attempt}" if seed_set else os.urandom(16))
-    n = largest - rng.randrange(0, 4096) if largest > 8192 else largest
-    return n, rng.randrange(6, 10), rng.randrange(15, 26), rng.randrange(2, 7)
-
-
-def speed(b, cfg, it, made, sb, seed, seed_set):
-    """The speed item: the share of a same-run memcpy, the student's against the course's;
-    full marks at 0.9x the course's share or more, proportional below. A measurement whose
-    memcpy times spread more than GRADE_SPREAD_PCT across its rounds is repeated, and after
-    GRADE_RUNS tries reported as noisy, not scored. Each try draws its size and its counts of
-    launches (speed_draw()); the harness checks every launch's output."""
-    limit = float(os.environ.get("GRADE_SPREAD_PCT", "5"))
-    tries = int(os.environ.get("GRADE_RUNS", "3"))
-    largest = min(1 << 26, max_n() or (1 << 26))
-    if cfg.get("radix"):
-        if made.reference is None:
-            it["output"] = "the course's radix sort did not build:\n" + tail(made.reference_log, 12)
-            return
-        measure = lambda n, rounds, reps, warmup: radix_speed(b, n, made.reference, sb)
-    else:
-        h = made.harness
-        if h is None:
-            it["output"] = "the speed harness did not build:\n" + tail(b.log, 20)
-            return
-        measure = lambda n, rounds, reps, warmup: harness_speed(h, cfg, n, rounds,
-                                                                 reps, warmup, sb, seed)
-    lines = []
-    for attempt in range(1, tries + 1):
-        n, rounds, reps, warmup = speed_draw(seed, seed_set, attempt, largest)
-        m, out = measure(n, rounds, reps, warmup)
-        if m is None:
-            it["output"] = "the measurement failed:\n" + tail(out, 12)
-            return
-        lines.append(f"try {attempt}: yours {m['student_pct']:.1f} %, the course's "
-                     f"{m['reference_pct']:.1f} % of {m['what']}; spread of {m['what']} across "
-                     f"rounds {m['spread']:.1f} %")
-        if not m["right"]:
-            it["output"] = "\n".join(lines) + ("\nyour output was wrong in the timed run"
-                                               + (f" ({m['wrong']})" if m.get("wrong") else "")
-                                               + ": 0")
-            return
-        if m["spread"] <= limit:
-            ratio = m["student_pct"] / m["reference_pct"] if m["reference_pct"] > 0 else 0
-            it["score"] = round(25 * max(0.0, min(1.0, ratio / 0.9)), 2)
-            it["output"] = "\n".join(lines) + (
-                f"\nyours / the course's = {ratio:.3f}; full marks from 0.9 up: "
-                f"{it['score']:g} of 25 (n = {n}, variant {cfg['speed']}"
-                + (f", {m['checked']} launches each, every output checked" if m.get("checked")
-                   else "") + ")")
-            return
-    it.update(status="noisy", max_score=0, score=0.0,
-              output="\n".join(lines) + f"\nNOISY: the spread stayed above {limit:g} % in {tries} "
-                     f"tries, so the speed is not scored (the grade is partial); grade it again "
-                     f"on a quieter GPU")
-
-
-def harness_speed(h, cfg, n, rounds, reps, warmup, sb, seed):
-    """One measurement: (the harness's verdict as numbers, or None; the output). The verdict is
-    the one `speed:` line with the run's token (sandbox.Sandbox.harness()), every number finite."""
-    if not sb.intact(h):
-        return None, "the grader's speed harness changed while your code ran"
-    status, out, said = sb.harness([h, "--speed", cfg["speed"], "-n", str(n), "--rounds",
-                                    str(rounds), "--reps", str(reps), "--warmup", str(warmup)],
-                                   seed, f"speed/{n}/{rounds}/{reps}/{warmup}",
-                                   env=judge_env(cfg), alone=True)
-    lines = [v[len("speed: "):] for v in said if v.startswith("speed: ")]
-    if len(lines) != 1:
-        return None, out + (f"\n(the harness's speed verdict came {len(lines)} times)" if lines
-                            else "\n(no speed verdict from the harness)")
-    try:
-        kv = dict(p.split("=", 1) for p in lines[0].split())
-        nums = {k: float(kv[k]) for k in ("student_pct", "reference_pct", "memcpy_spread_pct")}
-        wrong = int(kv.get("student_wrong_blocks", "0"))
-    except (KeyError, ValueError):
-        return None, out + "\n(the harness's speed verdict could not be read)"
-    if not all(math.isfinite(v) for v in nums.values()):
-        return None, out + "\n(the harness's speed verdict holds a number that is not finite)"
-    return {"student_pct": nums["student_pct"], "reference_pct": nums["reference_pct"],
-            "spread": nums["memcpy_spread_pct"], "what": "memcpy",
-            "checked": int(kv.get("launches_checked", "0")),
-            "wrong": (f"{wrong} blocks of the output check found wrong elements in the "
-                      f"{kv.get('launches_checked')} timed and warm-up launches") if wrong else "",
-            "right": kv.get("student_right") == "1" and status == 0}, out
-
-
-def radix_speed(b, n, ref_run, sb):
-    """The radix sort: the student's program times its sort and CUB's, interleaved, in one run;
-    the course's program does the same in another; both as a share of CUB."""
-    import csv
-    results = []
-    for binary in (b.run, ref_run):
-        if binary == ref_run and not sb.intact(ref_run):
-            return None, "the course's radix sort program changed while your code ran"
-        if binary == b.run:
-            status, out = sb.run([binary, "-n", str(n), "--csv"], alone=True)
-        else:
-            with runs.gpu_lock(True):
-                status, out = run([binary, "-n", str(n), "--csv"])
-        rows = [l for l in out.splitlines() if l and not l.startswith("#")]
-        if status != 0 or len(rows) < 2:
-            return None, out
-        table = list(csv.DictReader(rows))
-        mine = next((r for r in table if r.get("variant") == "radix-sort"), None)
-        if not mine:
-            return None, out
-        results.append(mine)
-    s, r = results
-    try:
-        nums = [float(x) for x in (s["pct_cub"], r["pct_cub"], s["cub_spread_pct"],
-                                   r["cub_spread_pct"])]
-    except (KeyError, TypeError, ValueError):
-        return None, "the --csv rows could not be read"
-    if not all(math.isfinite(v) for v in nums):
-        return None, "a number of the --csv rows is not finite"
-    return {"student_pct": nums[0], "reference_pct": nums[1], "spread": max(nums[2], nums[3]),
-            "what": "cub::DeviceRadixSort", "right": s.get("check") == "ok"}, ""

@@ -29,9 +29,11 @@ def short(it):
 
 
 def result(folder, number, items, gates, notes, instructor, verdict, gpu, start, seed_set,
-           similarity, out_dir):
+           similarity, out_dir, phases=None):
     """results.json for one submission, written to out_dir; returns it. `gates` maps the gate
-    items (honesty, chapter 01's work sharing) to 'passed', 'failed' or None (not decided)."""
+    items (honesty, chapter 01's work sharing) to 'passed', 'failed' or None (not decided).
+    extra_data.seconds: the seconds of each phase (`phases`) and of each item's runs, added up
+    (they run side by side), for the instructor."""
     for i in items:
         if i["status"] == "graded" and not i["output"]:
             i["output"] = "ok" if i["score"] == i["max_score"] else ""
@@ -80,7 +82,10 @@ def result(folder, number, items, gates, notes, instructor, verdict, gpu, start,
                                           None),
                           "gates": gates, "status": {i["name"]: i["status"] for i in items},
                           "verdict": "; ".join(verdict), "summary": summary,
-                          "instructor_notes": instructor, "similarity": similarity}}
+                          "instructor_notes": instructor, "similarity": similarity,
+                          "seconds": {"phases": {k: round(v, 1) for k, v in (phases or {}).items()},
+                                      "items": {i["name"]: round(i["seconds"], 1)
+                                                for i in items if "seconds" in i}}}}
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(out, f, indent=2)
     return out

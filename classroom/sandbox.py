@@ -64,6 +64,12 @@ HARNESS_NEEDS = ("GRADE_FD", "GRADE_VERDICT_FD", "GRADE_SEGMENT", "GRADE_BIG",
                  "GRADE_RUN_OWN_UID", "GRADE_TIMING_MIN_CPUS", "GRADE_SHARE_DEBUG")
 
 
+def judge_env(cfg, env=None):
+    """A harness run's environment with what its judge needs from the grader, not from the
+    student's program: the chapter's segment length (classroom/grader/verdict.h)."""
+    return dict(env or os.environ, GRADE_SEGMENT=str(cfg.get("segment", 0)))
+
+
 # The users whose runs are going on now, in every thread of this process (stop_on_signals()).
 ACTIVE_UIDS = set()
 # The signal that is stopping the grader, once one is (stop_on_signals()): a run killed then is

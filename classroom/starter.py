@@ -50,6 +50,13 @@ INSTRUCTOR_ONLY = {"docs/answers.md", "docs/instructor.md", "tests/plant_bugs.sh
 COMPILED = (".sass", ".ptx", ".cubin", ".fatbin", ".o", ".a", ".so")
 
 
+def holds_part(rel):
+    """True when the course's file rel holds a student part's marker: an experiment's copy of a
+    chapter's source (a run's record, a plant, a graded class) carries the part's solution."""
+    with open(os.path.join(kit.ROOT, rel), errors="replace") as f:
+        return any(kit.BEGIN.match(line) for line in f)
+
+
 def instructor_only(rel):
     """Whether the course's file `rel` stays out of every student's copy."""
     return rel in INSTRUCTOR_ONLY or rel.endswith(COMPILED) or \
@@ -58,8 +65,8 @@ def instructor_only(rel):
 
 # The kit's files a students' copy holds, for `make precheck CH=N` (the honesty gate and the
 # build, as the grader runs them).
-PRECHECK = ["classroom/kit.py", "classroom/gate.py", "classroom/text_rule.py", "classroom/compiled.py",
-            "classroom/submission.py", "classroom/precheck.py"]
+PRECHECK = ["classroom/kit.py", "classroom/gate.py", "classroom/call_rule.py", "classroom/text_rule.py",
+            "classroom/compiled.py", "classroom/submission.py", "classroom/precheck.py"]
 # The placeholder that keeps the notes' links to them working.
 PLACEHOLDER = ("# {title} {{#{anchor}}}\n\nThis page is for instructors: it is not part of the "
                "student's copy of the course. Ask your instructor.\n")
@@ -156,7 +163,8 @@ def main():
             if top in hidden or instructor_only(rel):
                 continue
             if (rel.startswith("docs/experiments/") and rel.endswith((".c", ".cu", ".h"))
-                    and os.path.basename(rel).split("_")[0] in hidden_numbers):
+                    and (os.path.basename(rel).split("_")[0] in hidden_numbers or
+                         holds_part(rel))):
                 continue
             if rel.startswith("classroom/") and rel not in PRECHECK and \
                     not (radix and rel.startswith(kit.RADIX_DIR + "/")):

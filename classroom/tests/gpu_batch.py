@@ -30,7 +30,9 @@ each case passes the honesty gate or is refused as expected (compiling for the g
 no GPU needed), and prints the cases and the commands it would run; --build also builds each
 case with the course's flags. GRADE_CASES=REGEX grades only the cases whose name it finds
 ("course's 07", "starter's 07", "plant double-count (ch 7)"). It writes OUTDIR/summary.csv and
-prints one line per case: the case, its seconds, `as expected` or `UNEXPECTED`, the scores.
+prints one line per case: the case, its seconds, `as expected` or `UNEXPECTED`, the scores, and
+under it where the seconds went (the grader's phases, each item's runs added up). The cases go
+longest first (longest_first()).
 Exit status 1 if any case is unexpected.
 """
 import concurrent.futures
@@ -240,6 +242,25 @@ def class_of_ten(out):
     return 1 if bad or r.returncode else 0
 
 
+def longest_first(case):
+    """The batch's order: the cases that run every item to its end first (the course's, and the
+    plants that lose only the speed), then the plants whose wrong outputs stop the sanitizers
+    and the speed early, then the starters (seconds each), so that no long case starts last."""
+    name, _, _, expect, _ = case
+    if name.startswith("starter's"):
+        return 2
+    return 1 if expect == WRONG else 0
+
+
+def timing(result):
+    """The grader's seconds of a case (results.json's extra_data.seconds): its phases, then each
+    item's runs added up (they run side by side)."""
+    s = result["extra_data"].get("seconds", {})
+    return ", ".join(f"{k} {v:.0f}" for k, v in s.get("phases", {}).items()) + "; runs: " + \
+        ", ".join(f"{re.split(r' [(]| against|:', k)[0]} {v:.0f}"
+                  for k, v in s.get("items", {}).items())
+
+
 def main(argv):
     flags = [a for a in argv if a.startswith("--")]
     args = [a for a in argv if not a.startswith("--")]
@@ -253,7 +274,7 @@ def main(argv):
     if "--class" in flags:
         return class_of_ten(out)
     rows, unexpected, start = [], 0, time.time()
-    todo = cases(out)
+    todo = sorted(cases(out), key=longest_first)
 
     def one(case):
         name, n, path, expect, problem = case
@@ -278,11 +299,14 @@ def main(argv):
                 ok = expect(s) if callable(expect) else \
                     {k for k, v in s.items() if v[2] in ("graded", "partial") and v[0] < v[1]} == expect
             unexpected += not ok
-            print(f"{name:<40} {seconds:6.0f} s  {'as expected' if ok else 'UNEXPECTED'}: {got}",
-                  flush=True)
-            rows.append([name, f"{seconds:.0f}", "as expected" if ok else "UNEXPECTED", got])
+            spent = timing(result) if result else ""
+            print(f"{name:<40} {seconds:6.0f} s  {'as expected' if ok else 'UNEXPECTED'}: {got}"
+                  + (f"\n{'':<40} seconds: {spent}" if spent else ""), flush=True)
+            rows.append([name, f"{seconds:.0f}", "as expected" if ok else "UNEXPECTED", got,
+                         spent])
     with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
-        csv.writer(f).writerows([["case", "seconds", "verdict", "scores"]] + rows)
+        csv.writer(f).writerows([["case", "seconds", "verdict", "scores", "where the seconds went"]]
+                                + rows)
     print(f"gpu batch: {len(rows)} cases, {unexpected} unexpected, {time.time() - start:.0f} s "
           f"({jobs} at a time); {os.path.join(out, 'summary.csv')}")
     return 1 if unexpected else 0
