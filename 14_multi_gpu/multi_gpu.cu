@@ -18,8 +18,9 @@
  * One process drives every GPU through one NCCL communicator (`ncclCommInitAll`), one rank per
  * GPU. The variants `shards-2`, `shards-3` and `shards-8` run the same steps with that many
  * shards on GPU 0 alone, one stream each, the all-gather done by copies between streams: NCCL
- * refuses two ranks of one communicator on one GPU, and these variants let a machine of one GPU
- * check the seeding, the ragged splits and the ordering between streams.
+ * does not support two ranks of one communicator on one GPU (2.28 refuses them; 2.30's switch for
+ * it is experimental), and these variants let a machine of one GPU check the seeding, the ragged
+ * splits and the ordering between streams.
  *
  * Build and run (for now): `make -f Makefile.wip && ./run` in this folder; it needs NCCL, found
  * as Makefile.wip says. Inside a GPU, Merrill & Garland, "Single-pass Parallel Prefix Scan with
@@ -844,6 +845,13 @@ static void cluster_open(cluster *c, int ranks, int nccl)
     }
 }
 
+/** \brief Wait until every rank's stream has finished. */
+static void cluster_wait(cluster *c)
+{
+    for (int k = 0; k < c->ranks; ++k)
+        CUDA_CHECK(cudaStreamSynchronize(c->rank[k].stream));
+}
+
 /** \brief Free the shards' arrays (a later cluster_reserve() allocates them again). */
 static void cluster_release(cluster *c)
 {
@@ -864,6 +872,12 @@ static void cluster_close(cluster *c)
 {
     if (c->ranks == 0)
         return;
+    cluster_wait(c);
+    for (int k = 0; k < c->ranks && c->nccl; ++k) { /* the communicator first, as NCCL's own
+                                                        single-process example does */
+        NCCL_CHECK(ncclCommFinalize(c->comms[k]));
+        NCCL_CHECK(ncclCommDestroy(c->comms[k]));
+    }
     cluster_release(c);
     for (int k = 0; k < c->ranks; ++k) {
         rank_state *r = &c->rank[k];
@@ -871,10 +885,8 @@ static void cluster_close(cluster *c)
         for (int m = 0; m < MARKS; ++m)
             CUDA_CHECK(cudaEventDestroy(r->marks[m]));
         CUDA_CHECK(cudaStreamDestroy(r->stream));
-        if (c->nccl) {
+        if (c->nccl)
             CUDA_CHECK(cudaFree(r->d_words));
-            NCCL_CHECK(ncclCommDestroy(c->comms[k]));
-        }
     }
     CUDA_CHECK(cudaSetDevice(0));
     CUDA_CHECK(cudaFree(c->d_words_all));
@@ -1001,13 +1013,6 @@ static void copy_shards(cluster *c)
                                        cudaMemcpyDeviceToDevice, r->stream));
         CUDA_CHECK(cudaEventRecord(r->marks[MARK_END], r->stream));
     }
-}
-
-/** \brief Wait until every rank's stream has finished. */
-static void cluster_wait(cluster *c)
-{
-    for (int k = 0; k < c->ranks; ++k)
-        CUDA_CHECK(cudaStreamSynchronize(c->rank[k].stream));
 }
 
 /** \brief Copy the host array into the shards (the cluster reserved for its n); poison the
