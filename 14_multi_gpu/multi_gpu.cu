@@ -915,7 +915,10 @@ static void cluster_reserve(cluster *c, size_t n)
         CUDA_CHECK(cudaMalloc((void **)&r->d_in, r->capacity * sizeof(int32_t)));
         CUDA_CHECK(cudaMalloc((void **)&r->d_out, r->capacity * sizeof(int32_t)));
         CUDA_CHECK(cudaMalloc(&r->d_scratch, r->scratch_bytes));
-        CUDA_CHECK(cudaMemset(r->d_scratch, 0, r->scratch_bytes)); /* the contract: zeros, once */
+        /* the contract: zeros, once, ordered before the first scan. On the rank's own stream:
+           a stream made with cudaStreamNonBlocking does not wait for the legacy default stream,
+           where a plain cudaMemset would go, and cudaMemset returns before it is done. */
+        CUDA_CHECK(cudaMemsetAsync(r->d_scratch, 0, r->scratch_bytes, r->stream));
     }
 }
 
@@ -1015,8 +1018,10 @@ static void copy_shards(cluster *c)
     }
 }
 
-/** \brief Copy the host array into the shards (the cluster reserved for its n); poison the
-           outputs, unless the scan will run in place. Returns when the copies are done. */
+/** \brief Copy the host array into the shards (the cluster reserved for its n) and poison the
+           outputs, unless the scan will run in place: enqueued on each rank's stream, so ordered
+           before the work that follows there (`in` may be reused at once: a copy from pageable
+           memory is staged before cudaMemcpyAsync returns). */
 static void upload(cluster *c, const int32_t *in, int in_place)
 {
     for (int k = 0; k < c->ranks; ++k) {
@@ -1024,14 +1029,16 @@ static void upload(cluster *c, const int32_t *in, int in_place)
         if (r->count == 0)
             continue;
         CUDA_CHECK(cudaSetDevice(r->device));
-        CUDA_CHECK(cudaMemcpy(r->d_in, in + r->first, r->count * sizeof(int32_t),
-                              cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(r->d_in, in + r->first, r->count * sizeof(int32_t),
+                                   cudaMemcpyHostToDevice, r->stream));
         if (!in_place)
-            CUDA_CHECK(cudaMemset(r->d_out, POISON_BYTE, r->count * sizeof(int32_t)));
+            CUDA_CHECK(cudaMemsetAsync(r->d_out, POISON_BYTE, r->count * sizeof(int32_t),
+                                       r->stream));
     }
 }
 
-/** \brief Copy every shard's result into the host array `out`. */
+/** \brief Copy every shard's result into the host array `out`, after the work enqueued on its
+           rank's stream; returns when every copy is done. */
 static void download(cluster *c, int32_t *out, int in_place)
 {
     for (int k = 0; k < c->ranks; ++k) {
@@ -1039,9 +1046,11 @@ static void download(cluster *c, int32_t *out, int in_place)
         if (r->count == 0)
             continue;
         CUDA_CHECK(cudaSetDevice(r->device));
-        CUDA_CHECK(cudaMemcpy(out + r->first, in_place ? r->d_in : r->d_out,
-                              r->count * sizeof(int32_t), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpyAsync(out + r->first, in_place ? r->d_in : r->d_out,
+                                   r->count * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                                   r->stream));
     }
+    cluster_wait(c);
 }
 
 /** \brief 1 if every shard's input still starts with the caller's element (seed_out_kernel()
@@ -1054,7 +1063,9 @@ static int input_kept(cluster *c, const int32_t *in)
         if (r->count == 0)
             continue;
         CUDA_CHECK(cudaSetDevice(r->device));
-        CUDA_CHECK(cudaMemcpy(&first, r->d_in, sizeof first, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpyAsync(&first, r->d_in, sizeof first, cudaMemcpyDeviceToHost,
+                                   r->stream));
+        CUDA_CHECK(cudaStreamSynchronize(r->stream));
         if (first != in[r->first]) {
             printf("    rank %d's input was not given back: its first element is %d, not %d\n",
                    k, first, in[r->first]);
