@@ -19,11 +19,11 @@ set -u
 LOGS=${LOGS:-/tmp/c14}
 BUDGET=${BUDGET:-280}
 rm -rf "$LOGS" && mkdir -p "$LOGS" || exit 2
-cd "$(dirname "$0")/../.." || exit 2
+cd "$(dirname "$0")/../.." && ROOT=$(pwd -P) || exit 2
 export PATH="/usr/local/cuda/bin:$PATH" NCCL_NVLS_ENABLE=0 NCCL_DEBUG=WARN
 START=$(date +%s)
 SUMMARY=$LOGS/summary.txt
-PLANTS=$PWD/build/c14_plants
+PLANTS=$ROOT/build/c14_plants
 RUN=./14_multi_gpu/run
 left() { echo $((BUDGET - ($(date +%s) - START))); }
 # tm N CMD...: CMD under timeout of N seconds or what is left less 10, whichever is smaller
@@ -48,7 +48,7 @@ if ! tm 200 make -C 14_multi_gpu -f Makefile.wip SMS=90 -j16 >"$LOGS/build.log" 
   sum "build FAILED (build.log)"
   exit 1
 fi
-sum "built; NCCL from: $(grep -o '[^ ]*libnccl[^ ]*' "$LOGS/build.log" | tail -n 1); ldd: $(ldd $RUN | grep nccl)"
+sum "built; $(ldd $RUN | grep -o "libnccl[^ ]* => [^ ]*")"
 
 # 2. the plants, compiled in the background from the chapter's own compile and link lines
 plant() { # NAME PERL-SUBSTITUTION: fails if the substitution changed nothing
@@ -57,12 +57,13 @@ plant() { # NAME PERL-SUBSTITUTION: fails if the substitution changed nothing
   cmp -s 14_multi_gpu/multi_gpu.cu "$PLANTS/$1.cu" && { echo "plant $1 changed nothing"; return 1; }
   local cmds compile link
   cmds=$(make -s -C 14_multi_gpu -f Makefile.wip SMS=90 -B -n 2>/dev/null)
-  compile=$(grep -- "-c $PWD/14_multi_gpu/multi_gpu.cu" <<<"$cmds")
-  link=$(grep -- "-o $PWD/14_multi_gpu/run " <<<"$cmds")
-  compile=${compile//$PWD\/14_multi_gpu\/multi_gpu.cu/$PLANTS/$1.cu}
-  compile=${compile//$PWD\/build\/14_multi_gpu\/multi_gpu.o/$PLANTS/$1.o}
-  link=${link//$PWD\/build\/14_multi_gpu\/multi_gpu.o/$PLANTS/$1.o}
-  link=${link//$PWD\/14_multi_gpu\/run/$PLANTS/$1.run}
+  compile=$(grep -- "-c $ROOT/14_multi_gpu/multi_gpu.cu" <<<"$cmds")
+  link=$(grep -- "-o $ROOT/14_multi_gpu/run " <<<"$cmds")
+  compile=${compile//$ROOT\/14_multi_gpu\/multi_gpu.cu/$PLANTS/$1.cu}
+  compile=${compile//$ROOT\/build\/14_multi_gpu\/multi_gpu.o/$PLANTS/$1.o}
+  link=${link//$ROOT\/build\/14_multi_gpu\/multi_gpu.o/$PLANTS/$1.o}
+  link=${link//$ROOT\/14_multi_gpu\/run/$PLANTS/$1.run}
+  [ -n "$compile" ] && [ -n "$link" ] || { echo "plant $1: no compile or link line in make -n"; return 1; }
   eval "$compile" && eval "$link"
 }
 (
