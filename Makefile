@@ -33,7 +33,7 @@ include common/common.mk
 CHAPTER_DIRS := 01_cpu_serial 02_warp_shfl 03_block_scan 04_scan_then_fan \
                 05_reduce_then_scan 06_chained_scan 07_decoupled_lookback 08_memcpy_speed \
                 09_operators 10_compaction 11_warp_specialised 12_decoupled_fallback \
-                13_out_of_core
+                13_out_of_core 14_multi_gpu
 # Chapters that exist: their folder has a Makefile.
 READY := $(patsubst %/Makefile,%,$(wildcard $(addsuffix /Makefile,$(CHAPTER_DIRS))))
 READY_NUMBERS := $(foreach d,$(READY),$(patsubst 0%,%,$(firstword $(subst _, ,$(d)))))
