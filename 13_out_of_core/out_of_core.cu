@@ -22,10 +22,10 @@
  * `duplex-copy`, the ceiling. With `--input`, a file streams through the pipeline and its read
  * speed is timed beside it.
  *
- * Build and run (for now): `make -f Makefile.wip && ./run` in this folder. The chunks' chain is
- * chapter 06's chained scan at the granularity of chunks; inside a chunk, Merrill & Garland,
- * "Single-pass Parallel Prefix Scan with Decoupled Look-back" (2016), §4. Every index is a
- * `size_t`; sums are kept in `uint32_t`, so overflow wraps.
+ * Build and run: `make chapter-13 && ./run` from the top folder, or `make && ./run` here. The
+ * chunks' chain is chapter 06's chained scan at the granularity of chunks; inside a chunk,
+ * Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (2016), §4.
+ * Every index is a `size_t`; sums are kept in `uint32_t`, so overflow wraps.
  */
 #include "cub_scan.h"
 #include "cuda_util.h"
