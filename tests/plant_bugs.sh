@@ -128,8 +128,8 @@ mutate gather_no_syncwarp_10 $ch10 's/        __syncwarp\(\); \/\* every lane ha
 mutate count_exclusive_10 $ch10 's/Op::last_tile\(a, Op::combine\(tile_exclusive_prefix, aggregate\)\);/Op::last_tile(a, tile_exclusive_prefix);/' decoupled-lookback "--compact --self-test -n 5000" skip
 # chapter 11 (docs/experiments/11_chapter_h200.sh runs these too): the pipeline's stages, barriers
 # and fences. First run on the H200 on 2026-12-03 (docs/experiments/11_warp_specialised.md): the
-# four plants that break a phase count or a wait were caught; stage_released_early_11 (then with the full grid and --stress 300) and
-# no_proxy_fence_11 were not.
+# four plants that break a phase count or a wait were caught; stage_released_early_11 (then with
+# the full grid and --stress 300) and no_proxy_fence_11 were not.
 ch11=11_warp_specialised/warp_specialised.cu
 # A stage released before its readers finished. For the early release to matter, the producer must
 # draw, copy and land the next tile into the stage before the early reader's loads are served, and
