@@ -895,6 +895,7 @@ __device__ __forceinline__ int out_of_time(unsigned *spins, unsigned long long *
 #elif defined(GAP_STALL_INLINE) || defined(GAP_WATCHDOG_TRAP_ONLY)
 #define STALL_FUNCTION __forceinline__ __attribute__((noreturn))
 #else
+/** How stall() is compiled (the comment above): a function of its own that never returns. */
 #define STALL_FUNCTION __noinline__ __attribute__((noreturn))
 #endif
 
