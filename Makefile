@@ -69,7 +69,7 @@ help:
 	@echo "                   suites need a GPU), n > 2^31 in chapters 06 and 08: README, Tests"
 	@echo "  make test-all    the exhaustive tier: every n > 2^31 case, stress tests and fuzz in full"
 	@echo "  make check       the quick tier (a minute): unit tests, command line, self-tests up to 2^20"
-	@echo "  make bench       chapters 04 on beside CUB, Thrust and memcpy, 2^10 ... 2^30: docs/results/ (GPU;"
+	@echo "  make bench       chapters 04-12 beside CUB, Thrust and memcpy, 2^10 ... 2^30: docs/results/ (GPU;"
 	@echo "                   a run with noisy rows is refused unless BENCH_ALLOW_NOISY=1)"
 	@echo "  make sanitize    compute-sanitizer memcheck, racecheck, synccheck on the GPU chapters"
 	@echo "  make docs        the course site into build/docs/html, then its checks (links; a browser where Chromium is)"

@@ -23,8 +23,7 @@
  *
  * The design, the prototype it comes from and what the prototype measured:
  * docs/experiments/11_design.md (§0 first), docs/experiments/11_scan_proto.md (its third build,
- * mode `landing`, is this kernel). This chapter is work in progress (issue 36): it is not yet in
- * the course's Makefile.
+ * mode `landing`, is this kernel).
  *
  * Variants: `warp-specialised` (the pipeline at every n; `--stress` runs it), `crossover` (what a
  * caller would use: chapter 08's kernel below CROSSOVER_ITEMS, the pipeline from there on),
@@ -32,11 +31,11 @@
  * compute capability 9.0 (or where the ring does not fit) the pipeline variants run chapter 08's
  * kernel and say so once. The pipeline's knobs are `#ifndef` constants: `-DRING_STAGES=4` etc.
  *
- * Build and run (for now): `make -f Makefile.wip && ./run` in this folder. The tile, the
- * descriptors and the look-back are Merrill & Garland, "Single-pass Parallel Prefix Scan with
- * Decoupled Look-back" (2016), §4; the warp specialisation follows the idea of CCCL's warpspeed
- * scan (`kernel_scan_lookahead.cuh`), in our own code. Every index is a `size_t`; sums are kept
- * in `uint32_t`, so overflow wraps.
+ * Build and run: `make chapter-11 && ./run` from the top folder, or `make && ./run` here. The
+ * tile, the descriptors and the look-back are Merrill & Garland, "Single-pass Parallel Prefix
+ * Scan with Decoupled Look-back" (2016), §4; the warp specialisation follows the idea of CCCL's
+ * warpspeed scan (`kernel_scan_lookahead.cuh`), in our own code. Every index is a `size_t`; sums
+ * are kept in `uint32_t`, so overflow wraps.
  */
 #include "cub_scan.h"
 #include "cuda_util.h"
@@ -896,6 +895,7 @@ __device__ __forceinline__ int out_of_time(unsigned *spins, unsigned long long *
 #elif defined(GAP_STALL_INLINE) || defined(GAP_WATCHDOG_TRAP_ONLY)
 #define STALL_FUNCTION __forceinline__ __attribute__((noreturn))
 #else
+/** How stall() is compiled (the comment above): a function of its own that never returns. */
 #define STALL_FUNCTION __noinline__ __attribute__((noreturn))
 #endif
 

@@ -33,7 +33,7 @@
  * has published its inclusive prefix, as a scheduler without forward progress may: the fallback
  * variants pass, and chapter 07's look-back waits until the watchdog stops it (exit 3).
  *
- * Build and run (work in progress, issue 37): `make -f Makefile.wip && ./run` here.
+ * Build and run: `make chapter-12 && ./run` from the top folder, or `make && ./run` here.
  * Follows Smith, Levien & Owens, "Decoupled Fallback: A Portable Single-Pass GPU Scan" (SPAA
  * 2025), §3 and §4.2–4.3, on chapter 07's look-back (Merrill & Garland 2016, §4). In the helpers
  * carried from chapter 07, "the paper" means Merrill & Garland's. Every index is a `size_t`; sums

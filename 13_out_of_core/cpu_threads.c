@@ -4,6 +4,7 @@
  *        chapter 01's own source, its `main` renamed, so that the row runs chapter 01's code
  *        itself, not a copy of it.
  */
+/** Chapter 01's `main`, renamed: chapter 13 has its own. */
 #define main chapter01_main
 #include "../01_cpu_serial/cpu_serial.c"
 #undef main

@@ -22,10 +22,10 @@
  * `duplex-copy`, the ceiling. With `--input`, a file streams through the pipeline and its read
  * speed is timed beside it.
  *
- * Build and run (for now): `make -f Makefile.wip && ./run` in this folder. The chunks' chain is
- * chapter 06's chained scan at the granularity of chunks; inside a chunk, Merrill & Garland,
- * "Single-pass Parallel Prefix Scan with Decoupled Look-back" (2016), §4. Every index is a
- * `size_t`; sums are kept in `uint32_t`, so overflow wraps.
+ * Build and run: `make chapter-13 && ./run` from the top folder, or `make && ./run` here. The
+ * chunks' chain is chapter 06's chained scan at the granularity of chunks; inside a chunk,
+ * Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (2016), §4.
+ * Every index is a `size_t`; sums are kept in `uint32_t`, so overflow wraps.
  */
 #include "cub_scan.h"
 #include "cuda_util.h"
@@ -1027,7 +1027,13 @@ static void duplex_copy(pipeline *p, const int32_t *in, int32_t *out, size_t n, 
  *        start; a chunk's predecessor's last otherwise). By induction from the start, an output
  *        that passes is the serial scan, element for element; the first index that fails is the
  *        first wrong element. So arrays of any size are checked in one parallel pass.
- * \param expected receives the right value at the index returned (when it is not n)
+ * \param in         the input, n elements
+ * \param out        the scan to check, n elements
+ * \param n          element count
+ * \param exclusive  1 for an exclusive scan, 0 for inclusive
+ * \param out_before out[−1]: 0 at an array's start, else the previous chunk's last output
+ * \param in_before  in[−1]: 0 at an array's start, else the previous chunk's last input
+ * \param expected   receives the right value at the index returned (when it is not n)
  * \return the first wrong index, or n
  */
 static size_t first_wrong(const int32_t *in, const int32_t *out, size_t n, int exclusive,

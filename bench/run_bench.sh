@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # The driver behind `make bench` (docs/CONVENTIONS.md §6): the baselines (memcpy, CUB inclusive and
-# exclusive, Thrust inclusive) and every device-wide chapter (04 on) over n = 2^10 … 2^30, each
-# program with --csv, on one GPU in one run. Every row was verified by the program that printed it.
+# exclusive, Thrust inclusive) and every chapter whose array lives in GPU memory (04 to 12) over
+# n = 2^10 … 2^30, each program with --csv, on one GPU in one run. Every row was verified by the
+# program that printed it. Chapter 13 is left out: it scans arrays in host memory, and its ceiling
+# is a copy host->device and device->host at once over the host link, not a device memcpy; its own
+# sweep times it beside that ceiling (13_out_of_core/README.md).
 # Writes, for GPU "NVIDIA H200" on date D:
 #   docs/results/nvidia_h200.csv        every row: gpu, cuda, date, program, n, variant, times, check
 #   docs/results/nvidia_h200.md         GB/s per size and series (a Markdown table)
 #   docs/results/nvidia_h200_bandwidth.svg   GB/s against n, memcpy as the ceiling
 #   docs/results/nvidia_h200_latency.svg     time against n up to 2^20 (latency)
 # Environment: BENCH_MIN_LOG2 (10), BENCH_MAX_LOG2 (30), BENCH_STEP (2), BENCH_REPS (10),
-# BENCH_OUT (docs/results), BENCH_ALLOW_NOISY (0). Progress goes to stderr, one line per size and
+# BENCH_OUT (docs/results), BENCH_ALLOW_NOISY (0), BENCH_ONLY (the labels of PROGRAMS below to run
+# beside the baselines, e.g. "11 12"; a part of the run, so BENCH_OUT must then name another
+# folder than docs/results). Progress goes to stderr, one line per size and
 # program. Each row carries the spread of its runs and of its memcpy's, and the program's noise
 # flag (common/report.h): a run with a noisy row (spread above 20 %, or above 100 % of memcpy) is
 # not written to docs/results but to build/bench/, and the script exits 1, unless
@@ -40,6 +45,33 @@ refuse_noise() {
   return 0
 }
 
+# program label, command: what runs, in this order (the label names the series in table and plots)
+PROGRAMS=(
+  "baselines|build/bench/baselines"
+  "baselines-exclusive|build/bench/baselines --exclusive --variant cub"
+  "04|04_scan_then_fan/run"
+  "05|05_reduce_then_scan/run"
+  "06|06_chained_scan/run"
+  "07|07_decoupled_lookback/run"
+  "08|08_memcpy_speed/run --variant decoupled-lookback"
+  "09|09_operators/run --float-sum"
+  "09|09_operators/run --recurrence"
+  "09|09_operators/run --recurrence-f32"
+  "09|09_operators/run --segmented"
+  "10|10_compaction/run --compact"
+  "11|11_warp_specialised/run --variant warp-specialised"
+  "12|12_decoupled_fallback/run --variant decoupled-fallback"
+)
+ONLY=${BENCH_ONLY:-}
+if [ -n "$ONLY" ] && [ "${1:-}" != --from ]; then
+  labels=$(printf '%s\n' "${PROGRAMS[@]}" | cut -d'|' -f1 | grep -v '^baselines' | uniq | tr '\n' ' ')
+  for l in $ONLY; do
+    case " $labels" in *" $l "*) ;; *) echo "make bench: BENCH_ONLY has '$l'; the programs are $labels(the baselines always run)" >&2; exit 2 ;; esac
+  done
+  [ "$OUTDIR" != docs/results ] || { echo "make bench: BENCH_ONLY=\"$ONLY\" times a part of the" \
+    "programs, and docs/results keeps whole runs: give BENCH_OUT=another folder (e.g. build/bench/only)" >&2; exit 2; }
+fi
+
 csv_only=0
 [ "${1:-}" = --csv-only ] && csv_only=1
 # without a GPU there is nothing to measure: say so first, and what can be done here instead
@@ -69,22 +101,6 @@ if [ "${1:-}" = --from ]; then
   trap 'rm -rf "$tmp"' EXIT
   status=0
 else
-  # program label, command: what runs, in this order (the label names the series in table and plots)
-  PROGRAMS=(
-    "baselines|build/bench/baselines"
-    "baselines-exclusive|build/bench/baselines --exclusive --variant cub"
-    "04|04_scan_then_fan/run"
-    "05|05_reduce_then_scan/run"
-    "06|06_chained_scan/run"
-    "07|07_decoupled_lookback/run"
-    "08|08_memcpy_speed/run --variant decoupled-lookback"
-    "09|09_operators/run --float-sum"
-    "09|09_operators/run --recurrence"
-    "09|09_operators/run --recurrence-f32"
-    "09|09_operators/run --segmented"
-    "10|10_compaction/run --compact"
-  )
-
   device_line=$(build/bench/baselines -n 0 --reps 1 | head -n 1)  # "GPU: NAME, compute capability …"
   gpu=$(echo "$device_line" | sed -n 's/^\(# \)\{0,1\}GPU: \([^,]*\),.*/\2/p')
   cuda=$(echo "$device_line" | sed -n 's/.*CUDA runtime \([0-9.]*\).*/\1/p')
@@ -105,6 +121,9 @@ else
     for p in "${PROGRAMS[@]}"; do
       label=${p%%|*} cmd=${p#*|}
       [ -z "${too_big[$label]:-}" ] || continue
+      if [ -n "$ONLY" ]; then  # BENCH_ONLY: the baselines and the programs it names
+        case $label in baselines*) ;; *) case " $ONLY " in *" $label "*) ;; *) continue ;; esac ;; esac
+      fi
       start=$(date +%s)
       $cmd --csv -n "2^$k" --reps "$REPS" > "$tmp/out.csv" 2> "$tmp/err.txt"
       rc=$?

@@ -169,9 +169,9 @@ def chapter_dirs():
 
 def unready_chapter_dirs():
     """The chapter folders still in the works: named in CHAPTER_DIRS and present, but without a
-    Makefile (chapter 11 builds with its Makefile.wip until its checks hold). They are not part
-    of the course yet, and may carry earlier chapters' solutions: the student's copy leaves them
-    out."""
+    Makefile (a chapter builds with a Makefile.wip until its GPU checks hold, as chapters 11-13
+    did). They are not part of the course yet, and may carry earlier chapters' solutions: the
+    student's copy leaves them out."""
     return [d for d in chapter_dirs_named() if os.path.isdir(os.path.join(ROOT, d))
             and not os.path.isfile(os.path.join(ROOT, d, "Makefile"))]
 

@@ -43,6 +43,8 @@ INSTRUCTOR_ONLY = {"docs/answers.md", "docs/instructor.md", "tests/plant_bugs.sh
                    "docs/experiments/11_scan_proto.cu",
                    # its sed patterns are chapter 04's carry kernel, regex-escaped
                    "docs/experiments/03_05_variants.sh",
+                   # its Python patch quotes chapter 12's fall-back part
+                   "docs/experiments/12_pause_h200.sh",
                    # the judge's design: how the grader was fooled, and what is still open
                    "docs/experiments/kit_verdicts_design.md"}
 # Compiled code (a listing of a kernel's machine code is a chapter's solution in another form)
@@ -58,9 +60,12 @@ def holds_part(rel):
 
 
 def instructor_only(rel):
-    """Whether the course's file `rel` stays out of every student's copy."""
+    """Whether the course's file `rel` stays out of every student's copy: also every source a
+    GPU run kept (docs/experiments/runs_*/: plants, variants, graded submissions are copies of
+    chapters, solutions included)."""
     return rel in INSTRUCTOR_ONLY or rel.endswith(COMPILED) or \
-        re.match(r"docs/experiments/runs_[^/]+/kit_", rel) is not None
+        re.match(r"docs/experiments/runs_[^/]+/kit_", rel) is not None or \
+        (rel.startswith("docs/experiments/runs_") and rel.endswith((".c", ".cu", ".h")))
 
 
 # The kit's files a students' copy holds, for `make precheck CH=N` (the honesty gate and the
@@ -92,7 +97,12 @@ def choose(words):
     """Parse CHAPTERS: chapter numbers with student parts, 8 (the speed contest), radix.
     Returns (chosen chapter numbers, radix chosen?)."""
     homes = kit.part_homes()
-    with_parts = sorted({kit.number_of(folder) for folder, _, _ in homes.values()} - {"radix"})
+    # only the chapters the grader grades (items.CHAPTERS) are handed out: the later ones carry
+    # chapter 07's look-back (09 and 10 without its markers), and chapter 12's own parts have no
+    # stubs nor grading yet
+    import items
+    with_parts = sorted({kit.number_of(folder) for folder, _, _ in homes.values()}
+                        & (set(items.CHAPTERS) - {"radix"}))
     contest = [n for f, n, _ in kit.assignments() if n == 8]
     offered = [str(n) for n in with_parts + contest] + (["radix"] if os.path.isdir(
         os.path.join(kit.ROOT, kit.RADIX_DIR)) else [])

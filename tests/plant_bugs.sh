@@ -52,7 +52,7 @@ mutate() { # name file perl-expression variant [self-test args] [sanitizer args 
   case $file in
     09_*) extra="-I $(dirname "$file") build/09_operators/operator_modes.o build/09_operators/cub_operators.o build/09_operators/float_checks.o" ;;
     10_*) extra="-I $(dirname "$file") build/10_compaction/compaction_modes.o build/10_compaction/cub_select.o" ;;
-    13_*) extra="-I $(dirname "$file") build/13_out_of_core/cpu_threads.o" ;;  # make -f Makefile.wip builds it
+    13_*) extra="-I $(dirname "$file") build/13_out_of_core/cpu_threads.o" ;;  # the chapter's make builds it
   esac
   "$NVCC" -std=c++20 -O3 -lineinfo -gencode "arch=compute_$SM,code=sm_$SM" -I common $extra "$src" $OBJS build/common/cub_scan.o -o "$bin" -lgomp 2>"$OUTD/$name.build.log" || { echo "$name: build failed (see $OUTD/$name.build.log)"; return; }
   timeout 300 "$bin" $st_args --variant "$variant" >"$OUTD/$name.run.log" 2>&1
@@ -126,11 +126,10 @@ mutate compact_relaxed_10 $ch10 's/Op::ORDERED \? load_descriptor_acquire\(at\)/
 mutate gather_no_syncwarp_10 $ch10 's/        __syncwarp\(\); \/\* every lane has read its group before any lane writes into it \*\///' decoupled-lookback "--compact --stress 100" "--compact --self-test -n 1100"
 # the count from the last tile's exclusive prefix instead of its inclusive one (new; not yet run)
 mutate count_exclusive_10 $ch10 's/Op::last_tile\(a, Op::combine\(tile_exclusive_prefix, aggregate\)\);/Op::last_tile(a, tile_exclusive_prefix);/' decoupled-lookback "--compact --self-test -n 5000" skip
-# chapter 11 (work in progress, issue 36: not in the course yet; docs/experiments/11_chapter_h200.sh
-# runs these): the pipeline's stages, barriers and fences. First run on the H200 on 2026-12-03
-# (docs/experiments/11_warp_specialised.md): the four plants that break a phase count or a wait
-# were caught; stage_released_early_11 (then with the full grid and --stress 300) and
-# no_proxy_fence_11 were not.
+# chapter 11 (docs/experiments/11_chapter_h200.sh runs these too): the pipeline's stages, barriers
+# and fences. First run on the H200 on 2026-12-03 (docs/experiments/11_warp_specialised.md): the
+# four plants that break a phase count or a wait were caught; stage_released_early_11 (then with
+# the full grid and --stress 300) and no_proxy_fence_11 were not.
 ch11=11_warp_specialised/warp_specialised.cu
 # A stage released before its readers finished. For the early release to matter, the producer must
 # draw, copy and land the next tile into the stage before the early reader's loads are served, and
@@ -160,8 +159,8 @@ mutate no_proxy_fence_11 $ch11 's/ *fence_proxy_async_shared\(\); *\/\* these re
 # first hang): the stage watchdog's message, then exit 3
 mutate empty_count_plus_one_11 $ch11 's/#define EMPTY_ARRIVALS \(GROUP_THREADS \+ WARP_THREADS\)/#define EMPTY_ARRIVALS (GROUP_THREADS + WARP_THREADS + 1)/' warp-specialised "--self-test -n 16777217" skip
 mutate no_tile_to_one_group_11 $ch11 's/for \(unsigned e = 0; e < CONSUMER_GROUPS; \+\+e\) \{/for (unsigned e = 0; e < 1; ++e) {/' warp-specialised "--self-test -n 16777217" skip
-# chapter 12 (work in progress, issue 37: not in the course yet; docs/experiments/12_chapter_h200.sh
-# runs these, none has run yet). The variant fallback-100pct makes every look-back fall back on its
+# chapter 12 (docs/experiments/12_chapter_h200.sh runs these too; on the H200 on 2026-12-04 each
+# was caught: docs/experiments/runs_2026-12-04/12_chapter_h200/summary.txt). The variant fallback-100pct makes every look-back fall back on its
 # nearest predecessor, so the fallback's code runs in every tile. A state that moves back leaves the
 # results right (a tile's aggregate in place of its prefix only lengthens later look-backs): what
 # sees it is --starve's check that every descriptor ends at TILE_PREFIX (exit 1), unless a held
@@ -175,8 +174,9 @@ mutate state_order_reversed_12 $ch12 's/#define TILE_AGGREGATE 1u/#define TILE_A
 mutate fallback_wrong_tile_12 $ch12 's/const uint4 \*tile = \(const uint4 \*\)\(in \+ \(size_t\)blocking \* TILE_ITEMS\);/const uint4 *tile = (const uint4 *)(in + (size_t)(blocking + 1) * TILE_ITEMS);/' fallback-100pct "--self-test -n 5000" skip
 # - publication without the atomic: a relaxed store (store_descriptor()), and the fallback's own word taken as found
 mutate fallback_plain_store_12 $ch12 's/        before = atomic_max_descriptor\(&descriptors\[blocking\], ours\);/        store_descriptor(\&descriptors[blocking], ours);/' fallback-100pct "--starve" skip
-# chapter 13 (work in progress, issue 38: not in the course yet; docs/experiments/13_chapter_h200.sh
-# runs these, none has run yet). The carry's arithmetic, then the pipeline's event waits. The
+# chapter 13 (docs/experiments/13_chapter_h200.sh runs these too; on the H200 on 2026-12-04 each
+# was caught by its self-test: docs/experiments/runs_2026-12-04/13_chapter_h200/correctness/).
+# The carry's arithmetic, then the pipeline's event waits. The
 # battery runs each pipeline case through pipeline_scan() on pinned copies (the timings' path) and
 # through the staged path of a file; with --device-memory 256KiB its chunks are a few tiles, so
 # the scan stream, launch-bound, falls behind the copies and a missing wait shows (expected: a

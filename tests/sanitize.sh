@@ -31,7 +31,12 @@ for c in $GPU_CHAPTERS; do runs="$runs $c/run"; done
 
 # Chapter 05's blocks loop over several tiles only when n > G x 1024 (G: the blocks resident at
 # once, from the occupancy API; 1320 on the H200 in chapter 05's notes): the small self-test never
-# gets there, so one larger sweep run (2^23) covers that loop too.
+# gets there, so one larger sweep run (2^23) covers that loop too. The single-pass chapters add a
+# stress run of many tiles (in place for half of the runs). Chapter 11's: 74 of its 4096-element
+# tiles, one per persistent block (a ring wraps only when its block gets more tiles than the ring
+# has stages: docs/experiments/11_chapter_h200.sh checks that with a 3-block build); chapter
+# 13's: 70001 elements through a 256 KiB budget, 4 chunks of 20480 through its 3 slots (as
+# docs/experiments/13_chapter_h200.sh ran it).
 extra_args() {
   case $1 in
     05_reduce_then_scan/run) echo "-n 2^23 --reps 1" ;;
@@ -40,6 +45,9 @@ extra_args() {
     08_memcpy_speed/run) echo "--stress 2 -n 300000" ;;
     09_operators/run) echo "--stress 2 -n 300000" ;;
     10_compaction/run) echo "--stress 2 -n 300000" ;;
+    11_warp_specialised/run) echo "--stress 2 -n 300000" ;;
+    12_decoupled_fallback/run) echo "--stress 2 -n 300000" ;;
+    13_out_of_core/run) echo "--stress 4 -n 70001 --device-memory 256KiB" ;;
   esac
 }
 for c in $GPU_CHAPTERS; do [ -n "$(extra_args "$c/run")" ] && runs="$runs $c/run:extra"; done

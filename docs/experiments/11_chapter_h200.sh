@@ -11,7 +11,7 @@
 # The chapter is checked with its default knobs (since 2026-12-03: BLOCKS_PER_SM 2, RING_STAGES 4,
 # CONSUMER_GROUPS 2, the ablation's best); the old default (1, 8, 4) is timed beside it.
 #
-#  1. builds: the chapter for sm_90 (`make -f Makefile.wip SMS=90`), a test build whose persistent
+#  1. builds: the chapter for sm_90 (`make SMS=90`), a test build whose persistent
 #     grid has 3 blocks (-DMAX_PIPELINE_BLOCKS=3: every ring wraps many times at small n), the old
 #     default (-DBLOCKS_PER_SM=1 -DRING_STAGES=8 -DCONSUMER_GROUPS=4), and ptxas's report
 #     (-Xptxas -v) of the chapter and of the old default;
@@ -63,7 +63,7 @@ nvidia-smi --query-gpu=name,compute_cap,memory.total,clocks.max.sm,clocks.max.me
 
 # ---- 1. builds ----------------------------------------------------------------------------------
 say "1. building the chapter for sm_90"
-if ! (cd $CH && make -f Makefile.wip SMS=90 -j16) >"$OUT/build.log" 2>&1; then
+if ! (cd $CH && make SMS=90 -j16) >"$OUT/build.log" 2>&1; then
   tail -n 30 "$OUT/build.log"
   say "the build failed: see $OUT/build.log"
   exit 1

@@ -7,7 +7,7 @@
 # Every log goes under $OUT (default /tmp/12_chapter_h200); a short summary is printed last and kept
 # in $OUT/summary.txt. Nothing in the repository is changed but build/ and the chapter's ./run.
 #
-#  1. builds: the chapter for sm_90 (`make -f Makefile.wip SMS=90`), ptxas's report (-Xptxas -v),
+#  1. builds: the chapter for sm_90 (`make SMS=90`), ptxas's report (-Xptxas -v),
 #     and two builds with another poll budget (-DPOLL_BUDGET=4, the paper's, and 256);
 #  2. side by side (correctness only, so the GPU is shared):
 #     - `--self-test`, every variant (the battery, n > 2^31 included);
@@ -58,7 +58,7 @@ nvidia-smi --query-gpu=name,compute_cap,memory.total,clocks.max.sm,clocks.max.me
 
 # ---- 1. builds ----------------------------------------------------------------------------------
 say "1. building the chapter for sm_90"
-if ! (cd $CH && make -f Makefile.wip SMS=90 -j16) >"$OUT/build.log" 2>&1; then
+if ! (cd $CH && make SMS=90 -j16) >"$OUT/build.log" 2>&1; then
   tail -n 30 "$OUT/build.log"
   say "the build failed: see $OUT/build.log"
   exit 1

@@ -22,7 +22,7 @@ CH=12_decoupled_fallback
 PAUSES=${PAUSES:-"250 1000 2000 4000"}
 ROUNDS=${ROUNDS:-3}
 (git rev-parse HEAD 2>/dev/null; git status --short 2>/dev/null) >"$OUT/commit.txt"
-(cd $CH && make -f Makefile.wip SMS=90 -j16) >"$OUT/build.log" 2>&1 || { tail "$OUT/build.log"; exit 1; }
+(cd $CH && make SMS=90 -j16) >"$OUT/build.log" 2>&1 || { tail "$OUT/build.log"; exit 1; }
 OBJS="build/common/cli.o build/common/data.o build/common/io.o build/common/report.o \
 build/common/selftest.o build/common/cuda_util.o build/common/gpu_driver.o build/common/cub_scan.o"
 FLAGS="-std=c++20 -O3 -lineinfo -gencode arch=compute_90,code=sm_90 -I common"

@@ -136,7 +136,7 @@ build13() {
   local t
   t=$(elapsed)
   if ! tm 300 make SMS=90 -j16 common-chapters >"$OUT/build_common.log" 2>&1 ||
-    ! tm 120 make -C $CH -f Makefile.wip SMS=90 -j16 >"$OUT/build_13.log" 2>&1; then
+    ! tm 120 make -C $CH SMS=90 -j16 >"$OUT/build_13.log" 2>&1; then
     tail -n 20 "$OUT/build_common.log" "$OUT/build_13.log" 2>/dev/null
     sum "build of chapter 13 FAILED: see build_common.log, build_13.log"
     return 1

@@ -348,8 +348,11 @@ class Site:
         marker = "<!-- site_pages.py: the pages in reading order -->"
         if marker not in text:
             sys.exit("site_pages.py: docs/site/layout.xml lacks the line %s" % marker)
+        # XML's own entities only: Doxygen's layout parser refuses &#x27; (an apostrophe in a
+        # title, "chapter 07's"), which needs no escape inside double quotes
         tabs = ['<tab type="user" visible="yes" url="@ref %s" title="%s"/>' %
-                (label, html.escape(title, quote=True)) for label, title in self.menu_entries()]
+                (label, html.escape(title, quote=False).replace('"', "&quot;"))
+                for label, title in self.menu_entries()]
         return text.replace(marker, "\n    ".join(tabs))
 
     def lessons(self):
