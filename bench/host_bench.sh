@@ -34,7 +34,7 @@ write_tables() { # CSV: the results page and README.md's table, from the CSV
       printf "GB/s = 2 · 4 · n bytes / median time of %s runs (each element crosses the link in and out); ", reps
       printf "%% of the duplex copy compares with `duplex-copy`: the same bytes copied host->device and device->host at once, timed by the same program in the same run (the ceiling). "
       printf "`cpu-threads` is chapter 01'"'"'s threaded scan on the same host (its %% is against the same copy). "
-      printf "CUDA %s, measured %s by `make bench` (bench/host_bench.sh); do not edit by hand. Each cell: GB/s (%% of the duplex copy); every row: [%s](%s).\n\n", cuda, day, "'"$(basename "$csv")"'", "'"$(basename "$csv")"'"
+      printf "CUDA %s, measured %s by bench/host_bench.sh (which `make bench` runs); do not edit by hand. Each cell: GB/s (%% of the duplex copy); every row: [%s](%s).\n\n", cuda, day, "'"$(basename "$csv")"'", "'"$(basename "$csv")"'"
       printf "| variant |"; for (j = 1; j <= nk; ++j) printf " 2^%s |", ks[j]
       printf "\n|---|"; for (j = 1; j <= nk; ++j) printf "---|"; printf "\n"
       for (i = 1; i <= nv; ++i) {
@@ -44,19 +44,23 @@ write_tables() { # CSV: the results page and README.md's table, from the CSV
         printf "\n"
       }
     }' "$csv" > "$md" || return 1
-  # README.md: the same table, its first lines replaced by one that says where it comes from
+  # README.md: the same table, its first lines replaced by one that says where it comes from;
+  # only for the run that docs/results keeps
+  [ "$(cd "$(dirname "$csv")" && pwd -P)" = "$(cd docs/results && pwd -P)" ] || return 0
   python3 - "$md" README.md <<'EOF'
 import sys
 md, readme = sys.argv[1], sys.argv[2]
 lines = open(md).read().splitlines()
 table = [l for l in lines if l.startswith("|")]
 intro = lines[2]
+name = md.rsplit("/", 1)[-1].replace(".md", ".csv")
 begin, end = "<!-- hostbench:begin -->", "<!-- hostbench:end -->"
 text = open(readme).read()
 if begin not in text or end not in text:
     sys.exit(0)  # a copy of the course without the markers: the results page is enough
 head, rest = text.split(begin, 1)
 _, tail = rest.split(end, 1)
+intro = intro.replace("](" + name + ")", "](docs/results/" + name + ")")
 block = "\n".join([begin, intro, "", *table, end])
 open(readme, "w").write(head + block + tail)
 EOF

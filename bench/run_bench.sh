@@ -2,9 +2,9 @@
 # The driver behind `make bench` (docs/CONVENTIONS.md §6): the baselines (memcpy, CUB inclusive and
 # exclusive, Thrust inclusive) and every chapter whose array lives in GPU memory (04 to 12) over
 # n = 2^10 … 2^30, each program with --csv, on one GPU in one run. Every row was verified by the
-# program that printed it. Chapter 13 is left out: it scans arrays in host memory, and its ceiling
-# is a copy host->device and device->host at once over the host link, not a device memcpy; its own
-# sweep times it beside that ceiling (13_out_of_core/README.md).
+# program that printed it. Chapter 13 scans arrays in host memory: its ceiling is a copy
+# host->device and device->host at once over the host link, not a device memcpy, so it has a
+# table of its own, measured after the others by bench/host_bench.sh (docs/results/GPU_host.*).
 # Writes, for GPU "NVIDIA H200" on date D:
 #   docs/results/nvidia_h200.csv        every row: gpu, cuda, date, program, n, variant, times, check
 #   docs/results/nvidia_h200.md         GB/s per size and series (a Markdown table)
@@ -96,6 +96,10 @@ if [ "${1:-}" = --from ]; then
   IFS=, read -r gpu cuda day _ _ _ _ _ _ _ _ REPS < <(sed -n 2p "$csv")
   slug=$(echo "$gpu" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9\n' '_')
   OUTDIR=$(dirname "$csv")
+  host_csv="${csv%.csv}_host.csv"  # chapter 13's, if the run measured it
+  if [ -r "$host_csv" ]; then
+    BENCH_OUT=$OUTDIR bench/host_bench.sh --from "$host_csv" || exit 1
+  fi
   ! refuse_noise "$csv" || exit 1
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
@@ -159,6 +163,10 @@ else
     exit 1
   fi
   mv "$csv.partial" "$csv"
+  # chapter 13's table (its own CSV beside this one), unless BENCH_ONLY leaves it out
+  if [ -z "$ONLY" ] && [ -x 13_out_of_core/run ]; then
+    bench/host_bench.sh "$slug" "$gpu" "$cuda" "$day" || status=1
+  fi
   if [ "$csv_only" -eq 1 ]; then
     echo "bench: wrote $csv only; draw the tables and plots with: bench/run_bench.sh --from $csv" >&2
     exit $status
