@@ -101,7 +101,8 @@ CORPUS = {
         (CH01, {"three-steps": "    /* my notes */\n" + kit.stub("three-steps").replace("  ", " ")}),
         "not written"),
     # ---- chapter 01, cheats ----
-    "01 calls the CPU reference": (ch01(instead(REF_CALL)), "scan_reference"),
+    "01 calls the CPU reference": (ch01(instead(REF_CALL)),
+                                   "scan_reference: the course's own host code"),
     "01 the reference's name split by a splice": (ch01(instead(
         "        if (t == 0)\n            scan_referen\\\nce(in, out, n, exclusive, 0);")),
         "scan_reference"),
