@@ -405,7 +405,7 @@ for sig in HUP QUIT TERM INT PIPE; do
   rm -f fixture_sig.bin
   # job control on (set -m), so that a background job does not start with SIGINT and SIGQUIT ignored
   bash -c 'set -m; ulimit -c 0; "$1" --input fixture_large.bin --output fixture_sig.bin >/dev/null 2>&1 &
-           pid=$!; for i in $(seq 2000); do ls -A | grep -q "^\.fixture_sig\.bin\.tmp" && break;
+           pid=$!; for i in $(seq 2000); do compgen -G ".fixture_sig.bin.tmp*" >/dev/null && break;
            kill -0 $pid 2>/dev/null || break; sleep 0.01; done; kill -'"$sig"' $pid 2>/dev/null; wait $pid' - "$RUN"  2>/dev/null
   status=$?
   if [ "$status" -eq 0 ]; then
