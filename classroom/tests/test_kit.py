@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The classroom kit's tests. `make test` runs the quick tier (about a minute on 2 cores, no GPU
-needed, after `make all`); `--all` adds the slow checks (classroom/tests/kit_full.py: several
+"""The classroom kit's tests. `make test` runs the quick tier (about a minute on 2 cores, 75 s of
+CPU, no GPU needed, after `make all`); `--all` adds the slow checks (classroom/tests/kit_full.py: several
 minutes: every starter chapter built, a students' copy's own make all and make test, the whole
 gate corpus, every planted bug, Gradescope's autograder run from its zip).
 
@@ -41,6 +41,8 @@ The quick tier:
     gets a seed of its own; a run's leftover processes are killed and it cannot write another
     student's folder; a flood of output is stopped and kept in part; a compiler that waits is
     stopped; a link, a device or an oversized file is refused.
+Sections 1, 4 and 7 run beside the others, each in a process of its own at nice 10 (7 as
+`test_kit.py --students`, with user ids of its own): the class of section 5 goes first.
 Each check prints ok or FAIL; the last line counts the failures.
 """
 import csv
