@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The classroom kit's tests. `make test` runs the quick tier (about a minute on 2 cores, 75 s of
 CPU, no GPU needed, after `make all`); `--all` adds the slow checks (classroom/tests/kit_full.py:
-several minutes: every starter chapter built, a students' copy's own make all and make test, the whole
-gate corpus, every planted bug, Gradescope's autograder run from its zip).
+several minutes: every starter chapter built, a students' copy's own make all and make test, the
+whole gate corpus, every planted bug, Gradescope's autograder run from its zip).
 
 The quick tier:
  1. markers: each marked source preprocesses to the same text with and without its markers
