@@ -107,17 +107,26 @@ def extra_allowed():
     return set(os.environ.get("GRADE_ALLOW", "").split())
 
 
+# course_host_names()'s answers, by the objects' paths, sizes and times: a class's grading (and
+# the gate's corpus) asks once per part, and each nm costs about 60 ms.
+_HOST_NAMES = {}
+
+
 def course_host_names(env):
     """The functions common/ defines (the CPU reference, the checks, the readers), from its
-    objects, when they are built: named in the refusal of a call to one."""
-    names = set()
-    for key in ("COMMON_HOST_OBJS", "COMMON_CUDA_OBJS", "COMMON_BASELINE_OBJS"):
-        for obj in env.get(key, "").split():
-            if os.path.isfile(obj):
-                status, out = compiled.run(["nm", "-g", "--defined-only", "-C", obj])
-                names |= {compiled.base_name(l.split(None, 2)[2]) for l in out.splitlines()
-                          if len(l.split(None, 2)) == 3 and l.split()[1] in "TDBRW"}
-    return names - {"cuda_fail", "xmalloc"}
+    objects, when they are built: named in the refusal of a call to one. One nm for all of them,
+    asked again only when an object changed."""
+    objs = [obj for key in ("COMMON_HOST_OBJS", "COMMON_CUDA_OBJS", "COMMON_BASELINE_OBJS")
+            for obj in env.get(key, "").split() if os.path.isfile(obj)]
+    stamp = tuple((obj, os.stat(obj).st_size, os.stat(obj).st_mtime_ns) for obj in objs)
+    if stamp not in _HOST_NAMES:
+        names = set()
+        if objs:
+            status, out = compiled.run(["nm", "-g", "--defined-only", "-C"] + objs)
+            names = {compiled.base_name(l.split(None, 2)[2]) for l in out.splitlines()
+                     if len(l.split(None, 2)) == 3 and l.split()[1] in "TDBRW"}
+        _HOST_NAMES[stamp] = frozenset(names - {"cuda_fail", "xmalloc"})
+    return set(_HOST_NAMES[stamp])
 
 
 def refused(symbol, cpu, course_host):

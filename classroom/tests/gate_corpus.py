@@ -101,7 +101,8 @@ CORPUS = {
         (CH01, {"three-steps": "    /* my notes */\n" + kit.stub("three-steps").replace("  ", " ")}),
         "not written"),
     # ---- chapter 01, cheats ----
-    "01 calls the CPU reference": (ch01(instead(REF_CALL)), "scan_reference"),
+    "01 calls the CPU reference": (ch01(instead(REF_CALL)),
+                                   "scan_reference: the course's own host code"),
     "01 the reference's name split by a splice": (ch01(instead(
         "        if (t == 0)\n            scan_referen\\\nce(in, out, n, exclusive, 0);")),
         "scan_reference"),
@@ -417,7 +418,9 @@ CORPUS.update({
 
 
 def stack_protected_env(env, flag, tmp):
-    """The course's env with its compilers wrapped to add the host compiler's `flag`."""
+    """The course's env with its compilers wrapped to add the host compiler's `flag`, in `tmp`:
+    the entry's own folder (entries side by side with the same flag once shared one, and one
+    rewrote the wrapper while the other ran it)."""
     env = dict(env)
     folder = os.path.join(tmp, "wrap" + flag.replace("-", "_"))
     os.makedirs(folder, exist_ok=True)
@@ -489,11 +492,11 @@ QUICK = ("01 the course's solution", "01 printf in the part",
 def check_entry(env, name, entry, tmp):
     """(as expected?, what happened) for one entry."""
     (rel, bodies), expect = entry[:2]
-    if entry[2:] and entry[2].startswith("-f"):
-        env = stack_protected_env(env, entry[2], tmp)
     folder, src = os.path.dirname(rel), os.path.basename(rel)
     number = kit.number_of(folder)
     d = os.path.join(tmp, "".join(c if c.isalnum() else "_" for c in name))
+    if entry[2:] and entry[2].startswith("-f"):
+        env = stack_protected_env(env, entry[2], d)
     work = os.path.join(d, "work")
     if isinstance(bodies, dict):
         bodies = {k: v.replace("BUILD_PATH", os.path.join(work, "src", rel)) for k, v in

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""The classroom kit's tests. `make test` runs the quick tier (about a minute on 2 cores, no GPU
-needed, after `make all`); `--all` adds the slow checks (classroom/tests/kit_full.py: several
-minutes: every starter chapter built, a students' copy's own make all and make test, the whole
-gate corpus, every planted bug, Gradescope's autograder run from its zip).
+"""The classroom kit's tests. `make test` runs the quick tier (about a minute on 2 cores, 75 s of
+CPU, no GPU needed, after `make all`); `--all` adds the slow checks (classroom/tests/kit_full.py:
+several minutes: every starter chapter built, a students' copy's own make all and make test, the
+whole gate corpus, every planted bug, Gradescope's autograder run from its zip).
 
 The quick tier:
  1. markers: each marked source preprocesses to the same text with and without its markers
@@ -41,6 +41,8 @@ The quick tier:
     gets a seed of its own; a run's leftover processes are killed and it cannot write another
     student's folder; a flood of output is stopped and kept in part; a compiler that waits is
     stopped; a link, a device or an oversized file is refused.
+Sections 1, 4 and 7 run beside the others, each in a process of its own at nice 10 (7 as
+`test_kit.py --students`, with user ids of its own): the class of section 5 goes first.
 Each check prints ok or FAIL; the last line counts the failures.
 """
 import csv
@@ -1075,8 +1077,30 @@ def outside_kill(tmp):
           "interrupted" in out["output"], f"{sb.interrupted} {out['extra_data']['verdict']}")
 
 
+def students_code(full):
+    """Section 7 alone (test_kit.py --students [--all]), in a process of its own: main() runs it
+    beside the grader's class, since it changes this process's standard input and environment
+    while it runs (sandbox_and_output(), verdicts_and_seed()). Its last line counts its
+    failures."""
+    start = time.time()
+    tmp = tempfile.mkdtemp(prefix="kit_students_")
+    os.chmod(tmp, 0o755)
+    try:
+        sys.path.insert(0, kit.KIT)
+        verdicts_and_seed(tmp)
+        import judge_cases  # noqa: E402
+        judge_cases.main(kit, tmp, check, full)
+        sandbox_and_output(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"running students' code: {len(failures)} checks failed ({time.time() - start:.0f} s)")
+    return 1 if failures else 0
+
+
 def main(argv):
     full = "--all" in argv
+    if "--students" in argv:
+        return students_code(full)
     start = time.time()
     tmp = tempfile.mkdtemp(prefix="kit_test_")
     os.chmod(tmp, 0o755)  # as root, the grader runs students' programs as users of their own: they must reach it
@@ -1088,38 +1112,54 @@ def main(argv):
         print(f"     ({name}: {now - t0[0]:.0f} s, its programs' CPU time {used:.0f} s)")
         t0[:] = [now, cpu]
 
+    def beside(*args, env=None):
+        """A command started now, that runs beside this process's checks (its output read at
+        the end): the sections that share nothing with the class graded here, so that the two
+        cores are both busy and the kit's time is its longest section's, not their sum. At a
+        lower priority (nice 10): the class, whose runs follow one another, goes first, and
+        these fill what it leaves of the cores."""
+        return subprocess.Popen([sys.executable] + list(args), cwd=ROOT, text=True,
+                                errors="replace", stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, env=env,
+                                preexec_fn=lambda: os.nice(10))
+
     try:
-        status, out = run([sys.executable, os.path.join(HERE, "markers_same_binary.py")] +
-                          ([] if full else ["--preprocess"]))
-        check("markers: the same " + ("objects" if full else "preprocessed text") +
-              " with and without them", status == 0, out[-1200:])
-        print("     " + out.strip().splitlines()[-1])
-        section("markers")
+        # beside the hand-outs and the class (each in folders of its own): 1. the markers, 4.
+        # the gate's corpus (compilers only), 7. running students' code
+        markers = beside(os.path.join(HERE, "markers_same_binary.py"),
+                         *([] if full else ["--preprocess"]))
+        corpus = beside(os.path.join(HERE, "gate_corpus.py"), *([] if full else ["--quick"]))
+        # its runs take user ids 1000 above the class's: it looks at what a run's id left
+        # behind after the run, which the class's next run could otherwise be using by then
+        import sandbox  # noqa: E402
+        students = beside(os.path.abspath(__file__), "--students", *(["--all"] if full else []),
+                          env=dict(os.environ, GRADE_UID_BASE=str(sandbox.ID_BASE + 1000)))
+        # the class first: the longest section, which the others wait for
         course = handouts(tmp)
-        copy, week1 = starters(tmp)
-        section("hand-outs and starters")
-        # the gate's corpus (compilers only: its own folders) beside the grader's checks, so
-        # that its compiles and the grader's fill both cores
-        corpus = subprocess.Popen([sys.executable, os.path.join(HERE, "gate_corpus.py")] +
-                                  ([] if full else ["--quick"]), cwd=ROOT, text=True,
-                                  errors="replace", stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT)
         excerpts()
         lines_and_diagnostics(tmp)
         hidden_stays_hidden(tmp)
         reports_and_class(tmp, course)
+        section("hand-outs, the grader and a class of eight")
+        copy, week1 = starters(tmp)
+        section("starters")
+        out = markers.communicate()[0]
+        check("markers: the same " + ("objects" if full else "preprocessed text") +
+              " with and without them", markers.returncode == 0, out[-1200:])
+        print("     " + (out.strip().splitlines() or ["(the markers' check printed nothing)"])[-1])
         out = corpus.communicate()[0]
         check("the honesty gate's corpus: every honest part passes, every cheat is refused",
               corpus.returncode == 0,
               "\n".join(l for l in out.splitlines() if not l.startswith("ok"))[-2000:])
         print("     " + (out.strip().splitlines() or ["(the gate's corpus printed nothing)"])[-1])
-        section("the grader, a class of eight, and the gate's corpus beside it")
-        sys.path.insert(0, kit.KIT)
-        verdicts_and_seed(tmp)
-        import judge_cases  # noqa: E402
-        judge_cases.main(kit, tmp, check, full)
-        sandbox_and_output(tmp)
-        section("running students' code")
+        out = students.communicate()[0]
+        print(out.rstrip(), flush=True)  # its checks, one line each, and their count
+        failed = [l[5:] for l in out.splitlines() if l.startswith("FAIL ")]
+        failures.extend(failed)
+        if students.returncode != 0 and not failed:
+            check("running students' code (test_kit.py --students) ended as it should", False,
+                  f"exit {students.returncode}: " + out[-1200:])
+        section("beside them: markers, the gate's corpus, running students' code")
         if full:
             sys.modules.setdefault("test_kit", sys.modules[__name__])
             import kit_full  # noqa: E402
