@@ -928,9 +928,9 @@ static void cluster_reserve(cluster *c, size_t n)
  *
  * Through NCCL: one `ncclAllGather` of one word per rank. The host thread drives every rank, so
  * the ranks' calls are grouped (ncclGroupStart()/ncclGroupEnd()): issued one by one without the
- * group, the first would wait for its peers' calls, which the host has not made yet. Each call
- * is enqueued on its rank's stream, after the reduce, and the seed kernel after it on the same
- * stream reads the gathered words.
+ * group, the first would wait for its peers' calls, which the host has not made yet. A call
+ * inside the group may return before it is enqueued: ncclGroupEnd() enqueues each on its rank's
+ * stream, after the reduce, and the seed kernel after it on the same stream reads the words.
  *
  * Without NCCL (the shards of one GPU): the ranks' words are one allocation, RANK_WORDS apart, so
  * each rank waits until every rank's reduce has ended (MARK_REDUCED) and copies the column of
