@@ -19,7 +19,7 @@ import stat
 import tempfile
 
 from compiled import stop_all
-from runs import ROOT, TIMEOUT, gpu_lock, run, still_trusted
+from runs import ROOT, TIMEOUT, gpu_lock, jobs, run, still_trusted
 
 # The ids the students' programs run as, where the grader is root: one group per student
 # graded (their out folder is that group's alone, so that one student's programs cannot touch
@@ -68,6 +68,18 @@ def judge_env(cfg, env=None):
     """A harness run's environment with what its judge needs from the grader, not from the
     student's program: the chapter's segment length (classroom/grader/verdict.h)."""
     return dict(env or os.environ, GRADE_SEGMENT=str(cfg.get("segment", 0)))
+
+
+def shared_gpu_env():
+    """What a run that shares the GPU with others gets (never the speed item's, which runs
+    alone): its CUDA waits sleep rather than spin (SCAN_CUDA_BLOCKING_SYNC, common/cuda_util.cu),
+    and its OpenMP work (the chapters' data and reference, common/data.c) takes its share of the
+    cores, its idle threads asleep. On the H200 on 2026-12-04 a batch of GPU grades used 91
+    minutes of CPU in 6.7 minutes of wall clock on 16 cores: the CPUs, not the GPU, bound it
+    (docs/experiments/kit_cpu.md)."""
+    share = max(1, (os.cpu_count() or 1) // jobs(False))
+    return {"SCAN_CUDA_BLOCKING_SYNC": "1", "OMP_NUM_THREADS": str(share),
+            "OMP_WAIT_POLICY": "passive"}
 
 
 # The users whose runs are going on now, in every thread of this process (stop_on_signals()).
@@ -327,6 +339,8 @@ class Sandbox:
         `alone` (the speed item)."""
         env = {k: v for k, v in (env or os.environ).items()
                if not k.startswith("GRADE_") or k in HARNESS_NEEDS}
+        if self.gpu and not alone:
+            env.update(shared_gpu_env())
         env.update(self.env)
         uid, lock, prefix = None, None, []
         if self.prefix:

@@ -841,6 +841,16 @@ def sandbox_and_output(tmp):
     else:
         check("not root here: the grader says its programs ran as its own user",
               "does not run as root" in a.note, a.note)
+    g = sandbox.Sandbox(os.path.join(tmp, "sb_gpu"), [], [], True)
+    shared = g.run(["env"])[1].splitlines()
+    alone = g.run(["env"], alone=True)[1].splitlines()
+    g.close()
+    check("a run that shares the GPU waits asleep (SCAN_CUDA_BLOCKING_SYNC=1, OpenMP passive, "
+          "its share of the cores); the speed item's run, alone, as a student runs it",
+          "SCAN_CUDA_BLOCKING_SYNC=1" in shared and "OMP_WAIT_POLICY=passive" in shared and
+          any(l.startswith("OMP_NUM_THREADS=") for l in shared) and
+          not any(l.startswith("SCAN_CUDA_BLOCKING_SYNC=") for l in alone),
+          f"{shared} {alone}")
     status, out = a.run(["sh", "-c", "yes 0123456789abcdef"], timeout=30)
     check("a run that prints more than the limit is stopped, and only its start and end kept",
           status == 124 and "stopped: it printed more than" in out and
