@@ -72,10 +72,11 @@ def judge_env(cfg, env=None):
 
 def shared_gpu_env():
     """What a run that shares the GPU with others gets (never the speed item's, which runs
-    alone): its CUDA waits sleep rather than spin (SCAN_CUDA_BLOCKING_SYNC, common/cuda_util.cu),
-    and its OpenMP work (the chapters' data and reference, common/data.c) takes its share of the
-    cores, its idle threads asleep. On the H200 on 2026-12-04 a batch of GPU grades used 91
-    minutes of CPU in 6.7 minutes of wall clock on 16 cores: the CPUs, not the GPU, bound it
+    alone): its device synchronizations sleep rather than spin (SCAN_CUDA_BLOCKING_SYNC,
+    common/cuda_util.cu), and its OpenMP work (the chapters' data and reference, common/data.c)
+    takes one grade's share of the cores, its idle threads asleep. On the H200 on 2026-12-04 a
+    batch of GPU grades used 94 minutes of CPU in 6.7 minutes of wall clock on 16 cores without
+    them, and 16 minutes for the whole batch in 2.8 minutes with them
     (docs/experiments/kit_cpu.md)."""
     share = max(1, (os.cpu_count() or 1) // jobs(False))
     return {"SCAN_CUDA_BLOCKING_SYNC": "1", "OMP_NUM_THREADS": str(share),

@@ -64,11 +64,12 @@ void cuda_init_device(cudaDeviceProp *props)
         exit(EXIT_CUDA);
     }
     /* SCAN_CUDA_BLOCKING_SYNC=1 (the classroom grader sets it for the runs that share the GPU,
-       never for a timed one): a host thread that waits for the GPU sleeps instead of spinning
-       (cudaDeviceScheduleBlockingSync, CUDA Runtime API, cudaSetDeviceFlags). By default a
-       process with fewer CUDA contexts than the machine has CPUs spins while it waits, and a
-       dozen programs waiting for one GPU then keep a dozen CPUs busy doing nothing. The flag
-       must be set before the device's context exists: here, before any call that makes it. */
+       never for a timed one): device 0's synchronizations and synchronous copies sleep instead
+       of spinning (cudaDeviceScheduleBlockingSync, CUDA Runtime API, cudaSetDeviceFlags; waits
+       on events made without cudaEventBlockingSync still spin). By default a process with no
+       more CUDA contexts than the machine has logical processors spins while it waits, and a
+       dozen programs waiting for one GPU then keep a dozen CPUs busy. Set here, before any
+       other call makes the device's context, so that the context is made with it. */
     const char *blocking = getenv("SCAN_CUDA_BLOCKING_SYNC");
     if (blocking && strcmp(blocking, "1") == 0)
         CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
