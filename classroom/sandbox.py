@@ -71,8 +71,9 @@ def judge_env(cfg, env=None):
 
 
 def shared_gpu_env():
-    """What a run that shares the GPU with others gets (never the speed item's, which runs
-    alone): its device synchronizations sleep rather than spin (SCAN_CUDA_BLOCKING_SYNC,
+    """What every run of a GPU chapter's code gets, the speed item's too (a part that could
+    tell the speed run from the others by its environment could do less there, and the radix
+    sort's timed sorts are not checked one by one): its device synchronizations sleep rather than spin (SCAN_CUDA_BLOCKING_SYNC,
     common/cuda_util.cu), and its OpenMP work (the chapters' data and reference, common/data.c)
     takes one grade's share of the cores, its idle threads asleep. On the H200 on 2026-12-04 a
     batch of GPU grades used 94 minutes of CPU in 6.7 minutes of wall clock on 16 cores without
@@ -340,7 +341,7 @@ class Sandbox:
         `alone` (the speed item)."""
         env = {k: v for k, v in (env or os.environ).items()
                if not k.startswith("GRADE_") or k in HARNESS_NEEDS}
-        if self.gpu and not alone:
+        if self.gpu:
             env.update(shared_gpu_env())
         env.update(self.env)
         uid, lock, prefix = None, None, []

@@ -63,8 +63,8 @@ void cuda_init_device(cudaDeviceProp *props)
                 cuda_no_device_reason(status, count, reason, sizeof reason));
         exit(EXIT_CUDA);
     }
-    /* SCAN_CUDA_BLOCKING_SYNC=1 (the classroom grader sets it for the runs that share the GPU,
-       never for a timed one): device 0's synchronizations and synchronous copies sleep instead
+    /* SCAN_CUDA_BLOCKING_SYNC=1 (the classroom grader sets it for every run of a GPU chapter,
+       so that several grades share one machine's CPUs): device 0's synchronizations and synchronous copies sleep instead
        of spinning (cudaDeviceScheduleBlockingSync, CUDA Runtime API, cudaSetDeviceFlags; waits
        on events made without cudaEventBlockingSync still spin). By default a process with no
        more CUDA contexts than the machine has logical processors spins while it waits, and a
