@@ -24,8 +24,9 @@
  *                                         order of the two alternating from round to round), then
  *                                         both outputs once more. Before every launch the output
  *                                         is poisoned, and after it (outside the timing) a kernel
- *                                         of this file compares every element with the reference
- *                                         on the GPU and counts the launches that were wrong:
+ *                                         of this file checks every element against the input
+ *                                         (scan_check.h: no reference array exists in this
+ *                                         process) and counts the launches that were wrong:
  *                                         a launcher that skips its work on some calls (a call
  *                                         counter) is seen, whichever calls it skips. grade.py
  *                                         draws n, R, K and W from a secret for each run.
@@ -43,6 +44,7 @@
  * right), 1 a result was wrong, 2 bad usage, 3 CUDA trouble (docs/CONVENTIONS.md §4).
  */
 #include "battery_sizes.h"
+#include "scan_check.h"
 #include "cli.h"
 #include "cuda_util.h"
 #include "data.h"
@@ -238,16 +240,17 @@ typedef struct timed {
 } timed;
 
 /**
- * Compare every element of `out` with `ref`: each block that finds a difference adds 1 to
- * `*wrong`, so `*wrong` stays 0 only while every launch checked was right in every element.
+ * Check every element of `out` against `in` (scan_element_right(): no reference array, which a
+ * student's kernel in this process could read): each block that finds a wrong element adds 1
+ * to `*wrong`, so `*wrong` stays 0 only while every launch checked was right in every element.
  */
-__global__ void count_wrong(const int32_t *out, const int32_t *ref, size_t n,
+__global__ void count_wrong(const int32_t *out, const int32_t *in, size_t n, size_t segment,
                             unsigned long long *wrong)
 {
     int differs = 0;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
-        differs |= out[i] != ref[i];
+        differs |= !scan_element_right(in, out, i, segment);
     if (__syncthreads_or(differs) && threadIdx.x == 0)
         atomicAdd(wrong, 1ull);
 }
@@ -259,14 +262,13 @@ __global__ void count_wrong(const int32_t *out, const int32_t *ref, size_t n,
 /**
  * Median ms of `reps` launches of `t` (after `warmup` untimed ones), each between two events.
  * The output is poisoned before every launch (outside the events), and every launch's output,
- * the untimed ones too, is compared with `d_ref` on the GPU after the stop event (outside the
- * timing): `*d_wrong` counts the blocks of count_wrong() that saw a wrong element. A launcher
+ * the untimed ones too, is checked against the input on the GPU after the stop event (outside
+ * the timing): `*d_wrong` counts the blocks of count_wrong() that saw a wrong element. A launcher
  * that skipped its work on some calls, because the output already held the answer or because a
  * counter said so, is timed doing nothing on those calls and is caught here, not scored.
  */
 static double time_launch(const timed *t, const int32_t *d_in, int32_t *d_out, size_t n,
-                          int warmup, int reps, const int32_t *d_ref,
-                          unsigned long long *d_wrong)
+                          int warmup, int reps, size_t segment, unsigned long long *d_wrong)
 {
     cudaEvent_t start, stop;
     double *ms = (double *)xmalloc((size_t)reps * sizeof(double), "the timings");
@@ -279,7 +281,7 @@ static double time_launch(const timed *t, const int32_t *d_in, int32_t *d_out, s
         CUDA_CHECK(cudaEventRecord(stop, 0));
         CUDA_CHECK(cudaEventSynchronize(stop));
         CUDA_CHECK_LAUNCH();
-        count_wrong<<<CHECK_BLOCKS, CHECK_THREADS>>>(d_out, d_ref, n, d_wrong);
+        count_wrong<<<CHECK_BLOCKS, CHECK_THREADS>>>(d_out, d_in, n, segment, d_wrong);
         CUDA_CHECK_LAUNCH();
         float f;
         CUDA_CHECK(cudaEventElapsedTime(&f, start, stop));
@@ -314,7 +316,7 @@ static int speed(const gpu_chapter *student, const gpu_chapter *reference,
     if (vs < 0 || vr < 0)
         cli_fail(EXIT_USAGE, "--speed %s: no such variant in %s", rq->variant, student->prog.name);
     size_t n = rq->n ? rq->n : (size_t)1 << 26;
-    const double need = 3.0 * (double)n * sizeof(int32_t) +
+    const double need = 2.0 * (double)n * sizeof(int32_t) +
                         (double)(student->temp_bytes ? student->temp_bytes(vs, n) : 0) +
                         (double)(reference->temp_bytes ? reference->temp_bytes(vr, n) : 0);
     if (need > 0.9 * (double)cuda_free_bytes())
@@ -322,17 +324,13 @@ static int speed(const gpu_chapter *student, const gpu_chapter *reference,
                  need / (1 << 30));
     int32_t *in = (int32_t *)xmalloc(n * sizeof(int32_t), "the input");
     int32_t *out = (int32_t *)xmalloc(n * sizeof(int32_t), "the output");
-    int32_t *ref = (int32_t *)xmalloc(n * sizeof(int32_t), "the reference");
     generate_input(in, n, PATTERN_RANDOM, rq->seed);
-    scan_reference(in, ref, n, 0, student->prog.segment);
-    int32_t *d_in = NULL, *d_out = NULL, *d_ref = NULL;
+    int32_t *d_in = NULL, *d_out = NULL;
     unsigned long long *d_wrong = NULL; /* [0]: the student's launches, [1]: the reference's */
     CUDA_CHECK(cudaMalloc((void **)&d_in, n * sizeof(int32_t)));
     CUDA_CHECK(cudaMalloc((void **)&d_out, n * sizeof(int32_t)));
-    CUDA_CHECK(cudaMalloc((void **)&d_ref, n * sizeof(int32_t)));
     CUDA_CHECK(cudaMalloc((void **)&d_wrong, 2 * sizeof(unsigned long long)));
     CUDA_CHECK(cudaMemcpy(d_in, in, n * sizeof(int32_t), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_ref, ref, n * sizeof(int32_t), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemset(d_wrong, 0, 2 * sizeof(unsigned long long)));
     timed t[2] = {{student, vs, scratch_for(student, vs, n)},
                   {reference, vr, scratch_for(reference, vr, n)}};
@@ -347,8 +345,8 @@ static int speed(const gpu_chapter *student, const gpu_chapter *reference,
         copy[round] = cuda_memcpy_ms(d_out, d_in, n * sizeof(int32_t), rq->reps);
         for (int k = 0; k < 2; ++k) {
             const int which = (round + k) % 2; /* the student first in even rounds */
-            ms[which] = time_launch(&t[which], d_in, d_out, n, rq->warmup, rq->reps, d_ref,
-                                    d_wrong + which);
+            ms[which] = time_launch(&t[which], d_in, d_out, n, rq->warmup, rq->reps,
+                                    student->prog.segment, d_wrong + which);
         }
         share_s[round] = 100.0 * copy[round] / ms[0];
         share_r[round] = 100.0 * copy[round] / ms[1];
@@ -381,11 +379,9 @@ static int speed(const gpu_chapter *student, const gpu_chapter *reference,
     CUDA_CHECK(cudaFree(t[1].s.d));
     CUDA_CHECK(cudaFree(d_in));
     CUDA_CHECK(cudaFree(d_out));
-    CUDA_CHECK(cudaFree(d_ref));
     CUDA_CHECK(cudaFree(d_wrong));
     free(in);
     free(out);
-    free(ref);
     free(copy);
     free(ratio);
     free(share_s);

@@ -819,6 +819,66 @@ def zombies_and_ids(a):
           got is not None and got != free, f"{got} {free}")
 
 
+SCAN_CHECK_TEST = r"""
+#include "scan_check.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+/* every element right on a true inclusive scan (whole, and in segments of 7), and a wrong one
+   found where it is: one element changed, the output shifted, the poison, segments ignored */
+static int all_right(const int32_t *in, const int32_t *out, size_t n, size_t segment)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (!scan_element_right(in, out, i, segment))
+            return 0;
+    return 1;
+}
+int main(void)
+{
+    enum { N = 1000 };
+    static int32_t in[N], out[N], seg[N], bad[N];
+    uint32_t x = 12345u, s = 0u, t = 0u;
+    for (size_t i = 0; i < N; ++i) {
+        x = x * 1664525u + 1013904223u;
+        in[i] = (int32_t)x; /* the whole int32 range: the sums wrap */
+        s += (uint32_t)in[i];
+        t = (i % 7 == 0 ? 0u : t) + (uint32_t)in[i];
+        out[i] = (int32_t)s;
+        seg[i] = (int32_t)t;
+    }
+    int ok = all_right(in, out, N, 0) && all_right(in, seg, N, 7);
+    memcpy(bad, out, sizeof bad);
+    bad[617] += 1;
+    ok = ok && !scan_element_right(in, bad, 617, 0) && all_right(in, bad, 617, 0);
+    memcpy(bad, out, sizeof bad);
+    memmove(bad + 1, bad, (N - 1) * sizeof bad[0]); /* exclusive-like shift */
+    bad[0] = 0;
+    ok = ok && !all_right(in, bad, N, 0);
+    memset(bad, 0xA5, sizeof bad);
+    ok = ok && !all_right(in, bad, N, 0);
+    ok = ok && !all_right(in, seg, N, 0) && !all_right(in, out, N, 7);
+    printf("%s\n", ok ? "right" : "WRONG");
+    return ok ? 0 : 1;
+}
+"""
+
+
+def keyless_check(tmp):
+    """The speed harness's per-launch check (classroom/grader/scan_check.h), on the host: every
+    element of a true scan passes, and a changed element, a shifted output, the poison and the
+    wrong segments are each caught (a test that can fail)."""
+    src = os.path.join(tmp, "scan_check_test.c")
+    exe = os.path.join(tmp, "scan_check_test")
+    open(src, "w").write(SCAN_CHECK_TEST)
+    status, out = run(["gcc", "-std=c11", "-O1", "-Wall", "-Werror",
+                       "-I", os.path.join(kit.KIT, "grader"), src, "-o", exe])
+    if status == 0:
+        status, out = run([exe])
+    check("the speed check needs no reference array (scan_check.h): a true scan passes; a "
+          "changed element, a shifted output, the poison and wrong segments are caught",
+          status == 0 and out.strip() == "right", out)
+
+
 def sandbox_and_output(tmp):
     """G2, G10, G11, G12: a run's leftover processes are killed; one student's runs cannot
     reach another's folder; a run that prints too much is stopped, its output kept in part; a
@@ -1102,6 +1162,7 @@ def students_code(full):
         import judge_cases  # noqa: E402
         judge_cases.main(kit, tmp, check, full)
         sandbox_and_output(tmp)
+        keyless_check(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"running students' code: {len(failures)} checks failed ({time.time() - start:.0f} s)")
