@@ -483,7 +483,10 @@ def read_host(view, obj, mains, stand_ins=frozenset()):
         if section in (".rela.init_array", ".rela.fini_array", ".rela.ctors", ".rela.dtors"):
             parts = raw.split()
             if len(parts) >= 5 and parts[2].startswith("R_"):
-                view.init.add(parts[4])
+                # a local function is named by its section (.text._ZL5earlyv): its name, as
+                # view.functions has it (without this, no constructor of a part was found)
+                name = parts[4][len(".text."):] if parts[4].startswith(".text.") else parts[4]
+                view.init.add(demangle([name]).get(name, name))
 
 
 def read_ptx(view, ptx, mains):

@@ -485,6 +485,15 @@ def check_contest(env, rel, text, reference, work, src=None):
             reasons.append(f"{rel}:{line}: it includes {header}, which the course's file does not")
     for line in view.syscalls:
         reasons.append(f"{rel}:{line}: a system-call instruction (asm)")
+    # a function of the file's own that runs before main() or at exit, as the parts' gate
+    # refuses (the gaming review of 2026-12-04, A11); what nvcc registers in every file, the
+    # course's file has too
+    ref_init = {compiled.base_name(f) for f in ref.init}
+    for f in view.init:
+        info = view.functions.get(f) or view.functions.get(compiled.demangle([f]).get(f, f))
+        if info and info[0] == "main" and compiled.base_name(f) not in ref_init:
+            reasons.append(f"{rel}:{info[1]}: {compiled.base_name(f)}() runs before main() or "
+                           f"at exit")
     if view.managed:
         reasons.append(f"__managed__ memory ({', '.join(view.managed)})")
     reasons += how_compiled(env, rel, text, src, True, view, [(1, text.count("\n") + 1)],

@@ -243,9 +243,11 @@ def address_notes(view, lines):
     second gaming review's resolver). A note, not a failure: an honest part rarely does it."""
     out = []
     for name, (a, b) in sorted(lines.items()):
+        # not a parallel region's body (`f._omp_fn.0`), which the compiler outlines and hands
+        # to libgomp by address (the gaming review of 2026-12-04: a false note on honest code)
         seen = sorted({s for l, s in view.addresses if a <= l <= b and
                        (view.functions.get(s) or ("library",))[0] == "library" and
-                       not LIBRARY_DATA.fullmatch(s)})
+                       not LIBRARY_DATA.fullmatch(s) and "_omp_fn." not in s})
         if seen:
             out.append(f"part {name} takes the address of {', '.join(seen)} without calling it: "
                        f"a part that walks a library's memory from such an address can reach "

@@ -300,6 +300,11 @@ CORPUS.update({
     "04 CUB's scan through common/'s wrapper": (gpu(CH04, "recursion", lambda s:
         "    void cub_scan(const int32_t *, int32_t *, size_t, int, void *, size_t);\n"
         "    cub_scan(d_in, d_out, n, exclusive, d_scratch, 0);\n"), "CUB"),
+    "04 an OpenMP parallel region in the host part (no note for the instructor)": (gpu(
+        CH04, "recursion", lambda s: s.replace(
+            "    const size_t tiles = tile_count(n);",
+            "    int team = 0;\n#pragma omp parallel reduction(+ : team)\n    team += 1;\n"
+            "    (void)team;\n    const size_t tiles = tile_count(n);")), "pass"),
     "04 exits": (gpu(CH04, "recursion", lambda s: s.replace("    if (tiles == 0)\n        return;",
                                                             "    if (tiles == 0)\n        exit(0);")),
                  "ending the program"),
@@ -446,6 +451,8 @@ def contest(tmp):
         "    lookback_scan(VARIANT_CUB, d_in, d_out, n, exclusive, d_temp, temp_bytes);\n}\n\n"
     ) + ref8[b:]
     fd = ref8.replace('#include <string.h>\n', '#include <string.h>\n#include "/proc/self/fd/1"\n')
+    early = ref8[:a] + ("__attribute__((constructor)) static void early(void)\n{\n"
+                        "    cudaStream_t s;\n    cudaStreamCreate(&s);\n}\n\n") + ref8[a:]
     starter8 = kit.replace_parts(ref8, {n: kit.stub(n) for n, _, _ in kit.parts(ref8, CH08)
                                         if os.path.isfile(os.path.join(kit.KIT, "stubs",
                                                                        n + ".txt"))}, CH08)
@@ -454,7 +461,9 @@ def contest(tmp):
                 starter8, "not written"),
             "08 CUB through the fixed dispatch": (cheat, "lookback_scan"),
             "08 gamer H in the contest file: an #include the course's file does not have": (
-                fd, "may include no file")}
+                fd, "may include no file"),
+            "08 a constructor in the contest file (runs before main())": (
+                early, "runs before main()")}
 
 
 # The entries of --quick (the kit's test in make test): the costly ones are the GPU chapters'
