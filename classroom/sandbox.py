@@ -73,9 +73,10 @@ def judge_env(cfg, env=None):
 def shared_gpu_env():
     """What every run of a GPU chapter's code gets, the speed item's too (a part that could
     tell the speed run from the others by its environment could do less there, and the radix
-    sort's timed sorts are not checked one by one): its device synchronizations sleep rather than spin (SCAN_CUDA_BLOCKING_SYNC,
-    common/cuda_util.cu), and its OpenMP work (the chapters' data and reference, common/data.c)
-    takes one grade's share of the cores, its idle threads asleep. On the H200 on 2026-12-04 a
+    sort's timed sorts are not checked one by one): its device synchronizations sleep rather
+    than spin (SCAN_CUDA_BLOCKING_SYNC, common/cuda_util.cu), and its OpenMP work (the
+    chapters' data and reference, common/data.c) takes one grade's share of the cores, its idle
+    threads asleep. On the H200 on 2026-12-04 a
     batch of GPU grades used 94 minutes of CPU in 6.7 minutes of wall clock on 16 cores without
     them, and 16 minutes for the whole batch in 2.8 minutes with them
     (docs/experiments/kit_cpu.md)."""

@@ -64,12 +64,13 @@ void cuda_init_device(cudaDeviceProp *props)
         exit(EXIT_CUDA);
     }
     /* SCAN_CUDA_BLOCKING_SYNC=1 (the classroom grader sets it for every run of a GPU chapter,
-       so that several grades share one machine's CPUs): device 0's synchronizations and synchronous copies sleep instead
-       of spinning (cudaDeviceScheduleBlockingSync, CUDA Runtime API, cudaSetDeviceFlags; waits
-       on events made without cudaEventBlockingSync still spin). By default a process with no
-       more CUDA contexts than the machine has logical processors spins while it waits, and a
-       dozen programs waiting for one GPU then keep a dozen CPUs busy. Set here, before any
-       other call makes the device's context, so that the context is made with it. */
+       so that several grades share one machine's CPUs): device 0's synchronizations and
+       synchronous copies sleep instead of spinning (cudaDeviceScheduleBlockingSync, CUDA Runtime
+       API, cudaSetDeviceFlags; waits on events made without cudaEventBlockingSync still spin).
+       By default a process with no more CUDA contexts than the machine has logical processors
+       spins while it waits, and a dozen programs waiting for one GPU then keep a dozen CPUs
+       busy. Set here, before any other call makes the device's context, so that the context is
+       made with it. */
     const char *blocking = getenv("SCAN_CUDA_BLOCKING_SYNC");
     if (blocking && strcmp(blocking, "1") == 0)
         CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
