@@ -230,19 +230,53 @@ static int sort_file(const sort_program *p, const scan_options *opt, const uint3
     return status;
 }
 
-/** Median ms of `reps` sorts of n pairs already on the device. */
-static double time_sort(const sort_program *p, sort_arrays *a, int variant, size_t n, int reps)
+/**
+ * Check a sort's output on the GPU against its input alone (no sorted copy exists, which a
+ * student's kernel could read): every value is an index of the input whose key is the output's
+ * key there, and the (key, value) pairs strictly increase. That is the sorted, stable order, and
+ * the values a permutation (n of them below n, all distinct, since no pair repeats). Each block
+ * that finds a wrong element adds 1 to `*wrong`.
+ */
+__global__ void count_unsorted(const uint32_t *keys, const uint32_t *keys_out,
+                               const uint32_t *values_out, size_t n, unsigned long long *wrong)
+{
+    int bad = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const uint32_t k = keys_out[i], v = values_out[i];
+        bad |= v >= n || keys[v] != k;
+        if (i > 0) {
+            const uint32_t pk = keys_out[i - 1], pv = values_out[i - 1];
+            bad |= pk > k || (pk == k && pv >= v);
+        }
+    }
+    if (__syncthreads_or(bad) && threadIdx.x == 0)
+        atomicAdd(wrong, 1ull);
+}
+
+/**
+ * Median ms of `reps` sorts of n pairs already on the device. The outputs are poisoned before
+ * every sort and checked after it (count_unsorted(), outside the timing, the untimed sorts
+ * too): `*d_wrong` counts the blocks that saw a wrong element, so that a sort that skipped its
+ * work on some calls is caught, not timed.
+ */
+static double time_sort(const sort_program *p, sort_arrays *a, int variant, size_t n, int reps,
+                        unsigned long long *d_wrong)
 {
     cudaEvent_t start, stop;
     double *ms = (double *)xmalloc((size_t)reps * sizeof(double), "the timings");
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     for (int r = -WARMUP_RUNS; r < reps; ++r) {
+        CUDA_CHECK(cudaMemsetAsync(a->keys_out, POISON_BYTE, n * sizeof(uint32_t), 0));
+        CUDA_CHECK(cudaMemsetAsync(a->values_out, POISON_BYTE, n * sizeof(uint32_t), 0));
         CUDA_CHECK(cudaEventRecord(start, 0));
         p->sort(variant, a->keys, a->keys_out, a->values, a->values_out, n, a->temp[variant],
                 a->temp_bytes[variant]);
         CUDA_CHECK(cudaEventRecord(stop, 0));
         CUDA_CHECK(cudaEventSynchronize(stop));
+        CUDA_CHECK_LAUNCH();
+        count_unsorted<<<1024, 256>>>(a->keys, a->keys_out, a->values_out, n, d_wrong);
         CUDA_CHECK_LAUNCH();
         float f;
         CUDA_CHECK(cudaEventElapsedTime(&f, start, stop));
@@ -268,6 +302,8 @@ static int sweep(const sort_program *p, const scan_options *opt, int cub)
     int status = EXIT_OK;
     sort_arrays a;
     memset(&a, 0, sizeof a);
+    unsigned long long *d_wrong = NULL; /* per variant: blocks that saw a wrong timed sort */
+    CUDA_CHECK(cudaMalloc((void **)&d_wrong, CLI_MAX_VARIANTS * sizeof(unsigned long long)));
     report_note(stdout, opt->csv, "%d rounds per size, each the median of %d sorts of every "
                 "variant in turn; pct_cub = CUB's time / the variant's, from the same rounds",
                 SWEEP_ROUNDS, opt->reps);
@@ -287,10 +323,20 @@ static int sweep(const sort_program *p, const scan_options *opt, int cub)
             sort_once(p, &a, v, keys, out, out + n, n);
             ok[v] = check_sort(keys, out, out + n, n, seen) == 0;
         }
+        CUDA_CHECK(cudaMemset(d_wrong, 0, CLI_MAX_VARIANTS * sizeof(unsigned long long)));
         for (int r = 0; r < SWEEP_ROUNDS; ++r)
             for (int v = 0; v < p->prog.variant_count; ++v)
                 if (cli_variant_selected(opt, v) || v == cub)
-                    ms[v][r] = n ? time_sort(p, &a, v, n, opt->reps) : 0.0;
+                    ms[v][r] = n ? time_sort(p, &a, v, n, opt->reps, d_wrong + v) : 0.0;
+        unsigned long long wrong[CLI_MAX_VARIANTS];
+        CUDA_CHECK(cudaMemcpy(wrong, d_wrong, sizeof wrong, cudaMemcpyDeviceToHost));
+        for (int v = 0; v < p->prog.variant_count; ++v)
+            if (wrong[v] && ok[v]) {
+                ok[v] = 0;
+                report_note(stdout, opt->csv, "%s: a timed sort of n = %zu was wrong (%llu "
+                            "blocks of the check saw a wrong element)", p->prog.variants[v], n,
+                            wrong[v]);
+            }
         double cub_lo = ms[cub][0], cub_hi = ms[cub][0];
         for (int r = 1; r < SWEEP_ROUNDS; ++r) {
             cub_lo = ms[cub][r] < cub_lo ? ms[cub][r] : cub_lo;
@@ -326,6 +372,7 @@ static int sweep(const sort_program *p, const scan_options *opt, int cub)
         free(seen);
     }
     release(&a);
+    CUDA_CHECK(cudaFree(d_wrong));
     return status;
 }
 

@@ -19,7 +19,7 @@ GPU, and each speed measurement runs alone, build/grade/gpu.lock):
     them); one that only slows chapter 07's look-back down (20 us before every window), which
     must lose speed points only; and a call counter in chapter 08's launcher that skips most
     launches at the speed item's sizes, which must lose the speed (the harness checks every
-    launch).
+    launch); the same for the radix sort's digit scan (its driver checks every timed sort).
 --class writes a class of ten chapter-07 submissions in OUTDIR/class07 (the course's file three
 times, the starter's twice, the tile drawn another way, a copy of the course's with a name
 changed, and the three chapter-07 plants: two wrong, one slow) and grades it with `make
@@ -87,6 +87,16 @@ PLANTS = [
        "    static unsigned long long calls; /* planted */\n"
        "    if (n > ((size_t)1 << 26) - 4096 && n <= ((size_t)1 << 26) && ++calls % 23 != 0)\n"
        "        return;\n    if (tiles > 0x7fffffffu")],
+     {"speed"}),
+    # the radix sort's digit scan skipping most of its calls at the speed item's sizes once the
+    # first sort (which the program checks on the host) is done: every timed sort is checked on
+    # the GPU (sort_driver.cu, count_unsorted()), so speed is 0 (the gaming review of 2026-12-04)
+    ("radix", "call-counter-radix", "classroom/radix_sort/radix_sort.cu",
+     [("    const size_t tiles = scan_tiles(m);\n    if (tiles == 0)\n        return;\n",
+       "    const size_t tiles = scan_tiles(m);\n    if (tiles == 0)\n        return;\n"
+       "    static unsigned long long calls; /* planted */\n"
+       "    if (m > RADIX * (((size_t)1 << 25) / TILE_KEYS) && ++calls > 4 && calls % 23 != 0)\n"
+       "        return;\n")],
      {"speed"}),
 ]
 
