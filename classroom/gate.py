@@ -217,11 +217,10 @@ def check(env, rel, graded, baseline, own, work, cpu, course_host=frozenset(), s
         for line in view.syscalls:
             if a <= line <= b:
                 reasons.append(f"part {part}, line {line}: a system-call instruction (asm)")
-        for f in view.init:
-            info = view.functions.get(f) or view.functions.get(compiled.demangle([f]).get(f, f))
-            if info and info[0] == "main" and a <= info[1] <= b:
-                reasons.append(f"part {part}, line {info[1]}: {compiled.base_name(f)}() runs "
-                               f"before main() or at exit")
+        for name, line in runs_before_main(view):
+            if a <= line <= b:
+                reasons.append(f"part {part}, line {line}: {name}() runs before main() or at "
+                               f"exit")
     if view.managed:
         reasons.append(f"__managed__ memory ({', '.join(view.managed)}): host-visible memory "
                        f"outside the scratch the launcher is given")
@@ -298,6 +297,13 @@ def baseline_pp(env, rel, text, work, cuda, flags, host):
 # copies and fills of structures, and the helpers of ALLOWED's "the compiler's helpers".
 COMPILER_INSERTS = re.compile(r"(mem(cpy|set|move)|" + dict(ALLOWED)["the compiler's helpers"] +
                               r")")
+
+
+def runs_before_main(view):
+    """(name, line) of each function of the file's own that runs before main() or at exit
+    (view.init: constructors, destructors)."""
+    return [(compiled.base_name(f), view.functions[f][1]) for f in sorted(view.init)
+            if view.functions.get(f, ("",))[0] == "main"]
 
 
 def symbols_by_line(view):
@@ -485,15 +491,12 @@ def check_contest(env, rel, text, reference, work, src=None):
             reasons.append(f"{rel}:{line}: it includes {header}, which the course's file does not")
     for line in view.syscalls:
         reasons.append(f"{rel}:{line}: a system-call instruction (asm)")
-    # a function of the file's own that runs before main() or at exit, as the parts' gate
-    # refuses (the gaming review of 2026-12-04, A11); what nvcc registers in every file, the
-    # course's file has too
+    # as the parts' gate (the gaming review of 2026-12-04, A11); what nvcc registers in every
+    # file, the course's file has too
     ref_init = {compiled.base_name(f) for f in ref.init}
-    for f in view.init:
-        info = view.functions.get(f) or view.functions.get(compiled.demangle([f]).get(f, f))
-        if info and info[0] == "main" and compiled.base_name(f) not in ref_init:
-            reasons.append(f"{rel}:{info[1]}: {compiled.base_name(f)}() runs before main() or "
-                           f"at exit")
+    for name, line in runs_before_main(view):
+        if name not in ref_init:
+            reasons.append(f"{rel}:{line}: {name}() runs before main() or at exit")
     if view.managed:
         reasons.append(f"__managed__ memory ({', '.join(view.managed)})")
     reasons += how_compiled(env, rel, text, src, True, view, [(1, text.count("\n") + 1)],

@@ -70,7 +70,7 @@ def judge_env(cfg, env=None):
     return dict(env or os.environ, GRADE_SEGMENT=str(cfg.get("segment", 0)))
 
 
-def shared_gpu_env():
+def gpu_run_env():
     """What every run of a GPU chapter's code gets, the speed item's too (a part that could
     tell the speed run from the others by its environment could do less there, and the radix
     sort's timed sorts are not checked one by one): its device synchronizations sleep rather
@@ -343,7 +343,7 @@ class Sandbox:
         env = {k: v for k, v in (env or os.environ).items()
                if not k.startswith("GRADE_") or k in HARNESS_NEEDS}
         if self.gpu:
-            env.update(shared_gpu_env())
+            env.update(gpu_run_env())
         env.update(self.env)
         uid, lock, prefix = None, None, []
         if self.prefix:

@@ -41,38 +41,65 @@ static void make_keys(uint32_t *keys, size_t n, int pattern, uint64_t seed)
     }
 }
 
+/** What sort_element_fault() finds: nothing, or the first rule an element breaks. */
+enum { SORT_RIGHT, SORT_VALUE_OUT_OF_RANGE, SORT_KEY_NOT_ITS_INPUTS, SORT_KEYS_DECREASE,
+       SORT_EQUAL_KEYS_OUT_OF_ORDER };
+
 /**
- * \brief Check a sort's output three ways; 0 if right, else print the first problem and
- *        return 1. `seen` is n bytes of scratch.
+ * What is wrong with element i of a sort's output, from the input alone (host and device:
+ * check_sort() and count_unsorted() accept the same outputs). Its value must be an index of the
+ * input whose key is its key, and the (key, value) pairs must strictly increase: the keys never
+ * decrease, equal keys keep their input order, and, no pair being there twice, the n values
+ * below n are a permutation of 0 … n − 1.
+ */
+__host__ __device__ static inline int sort_element_fault(const uint32_t *keys,
+                                                         const uint32_t *out_keys,
+                                                         const uint32_t *out_values, size_t n,
+                                                         size_t i)
+{
+    const uint32_t k = out_keys[i], v = out_values[i];
+    if (v >= n)
+        return SORT_VALUE_OUT_OF_RANGE;
+    if (keys[v] != k)
+        return SORT_KEY_NOT_ITS_INPUTS;
+    if (i > 0 && out_keys[i - 1] > k)
+        return SORT_KEYS_DECREASE;
+    if (i > 0 && out_keys[i - 1] == k && out_values[i - 1] >= v)
+        return SORT_EQUAL_KEYS_OUT_OF_ORDER;
+    return SORT_RIGHT;
+}
+
+/**
+ * \brief Check a sort's output (sort_element_fault()); 0 if right, else print the first problem
+ *        and return 1.
  */
 static int check_sort(const uint32_t *keys, const uint32_t *out_keys, const uint32_t *out_values,
-                      size_t n, unsigned char *seen)
+                      size_t n)
 {
-    if (n)
-        memset(seen, 0, n);
     for (size_t i = 0; i < n; ++i) {
-        const uint32_t v = out_values[i];
-        if (v >= n || seen[v]) {
-            printf("    values are not a permutation: value[%zu] = %u (%s)\n", i, v,
-                   v >= n ? "out of range" : "seen twice");
-            return 1;
-        }
-        seen[v] = 1;
-        if (out_keys[i] != keys[v]) {
-            printf("    key[%zu] = %u but the input's key %u (its value) is %u\n", i, out_keys[i],
-                   v, keys[v]);
-            return 1;
-        }
-        if (i > 0 && out_keys[i - 1] > out_keys[i]) {
+        const int fault = sort_element_fault(keys, out_keys, out_values, n, i);
+        const uint32_t k = out_keys[i], v = out_values[i];
+        switch (fault) {
+        case SORT_RIGHT:
+            continue;
+        case SORT_VALUE_OUT_OF_RANGE:
+            printf("    values are not a permutation: value[%zu] = %u is out of range\n", i, v);
+            break;
+        case SORT_KEY_NOT_ITS_INPUTS:
+            printf("    key[%zu] = %u but the input's key %u (its value) is %u\n", i, k, v,
+                   keys[v]);
+            break;
+        case SORT_KEYS_DECREASE:
             printf("    keys out of order: key[%zu] = %u > key[%zu] = %u\n", i - 1,
-                   out_keys[i - 1], i, out_keys[i]);
-            return 1;
+                   out_keys[i - 1], i, k);
+            break;
+        default:
+            printf("    %s: equal keys %u at %zu and %zu came from %u and %u\n",
+                   out_values[i - 1] == v ? "values are not a permutation" : "not stable", k,
+                   i - 1, i, out_values[i - 1], v);
+            break;
         }
-        if (i > 0 && out_keys[i - 1] == out_keys[i] && out_values[i - 1] > out_values[i]) {
-            printf("    not stable: equal keys %u at %zu and %zu came from %u and %u\n",
-                   out_keys[i], i - 1, i, out_values[i - 1], out_values[i]);
-            return 1;
-        }
+        return 1;
     }
     return 0;
 }
@@ -159,7 +186,6 @@ static int self_test(const sort_program *p, const scan_options *opt)
     uint32_t *keys = (uint32_t *)xmalloc(largest * sizeof(uint32_t), "the keys");
     uint32_t *out_keys = (uint32_t *)xmalloc(largest * sizeof(uint32_t), "the sorted keys");
     uint32_t *out_values = (uint32_t *)xmalloc(largest * sizeof(uint32_t), "the values");
-    unsigned char *seen = (unsigned char *)xmalloc(largest, "the permutation check");
     sort_arrays a;
     memset(&a, 0, sizeof a);
     long passed = 0, failed = 0;
@@ -177,7 +203,7 @@ static int self_test(const sort_program *p, const scan_options *opt)
                 if (!cli_variant_selected(opt, v))
                     continue;
                 sort_once(p, &a, v, keys, out_keys, out_values, n);
-                if (check_sort(keys, out_keys, out_values, n, seen) == 0) {
+                if (check_sort(keys, out_keys, out_values, n) == 0) {
                     ++passed;
                 } else {
                     ++failed;
@@ -193,7 +219,6 @@ static int self_test(const sort_program *p, const scan_options *opt)
     free(keys);
     free(out_keys);
     free(out_values);
-    free(seen);
     printf("self-test %s: %ld passed, %ld failed\n", failed ? "FAILED" : "passed", passed, failed);
     return failed ? EXIT_WRONG : EXIT_OK;
 }
@@ -204,7 +229,6 @@ static int sort_file(const sort_program *p, const scan_options *opt, const uint3
 {
     char err[512];
     uint32_t *out = (uint32_t *)xmalloc(2 * n * sizeof(uint32_t), "the output");
-    unsigned char *seen = (unsigned char *)xmalloc(n, "the permutation check");
     sort_arrays a;
     memset(&a, 0, sizeof a);
     int status = EXIT_OK;
@@ -212,7 +236,7 @@ static int sort_file(const sort_program *p, const scan_options *opt, const uint3
         if (!cli_variant_selected(opt, v))
             continue;
         sort_once(p, &a, v, keys, out, out + n, n);
-        const int wrong = check_sort(keys, out, out + n, n, seen);
+        const int wrong = check_sort(keys, out, out + n, n);
         printf("%-12s %zu keys of %s: %s\n", p->prog.variants[v], n, opt->input,
                wrong ? "WRONG" : "verified (sorted, a permutation, stable)");
         status = wrong ? EXIT_WRONG : EXIT_OK;
@@ -226,30 +250,21 @@ static int sort_file(const sort_program *p, const scan_options *opt, const uint3
         printf("wrote %zu keys and %zu values to %s\n", n, n, opt->output);
     }
     free(out);
-    free(seen);
     return status;
 }
 
 /**
- * Check a sort's output on the GPU against its input alone (no sorted copy exists, which a
- * student's kernel could read): every value is an index of the input whose key is the output's
- * key there, and the (key, value) pairs strictly increase. That is the sorted, stable order, and
- * the values a permutation (n of them below n, all distinct, since no pair repeats). Each block
- * that finds a wrong element adds 1 to `*wrong`.
+ * Check a sort's output on the GPU, every element (sort_element_fault(): from the input alone,
+ * no sorted copy in the process, which a student's kernel could read). Each block that finds a
+ * wrong element adds 1 to `*wrong`.
  */
 __global__ void count_unsorted(const uint32_t *keys, const uint32_t *keys_out,
                                const uint32_t *values_out, size_t n, unsigned long long *wrong)
 {
     int bad = 0;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        const uint32_t k = keys_out[i], v = values_out[i];
-        bad |= v >= n || keys[v] != k;
-        if (i > 0) {
-            const uint32_t pk = keys_out[i - 1], pv = values_out[i - 1];
-            bad |= pk > k || (pk == k && pv >= v);
-        }
-    }
+         i += (size_t)gridDim.x * blockDim.x)
+        bad |= sort_element_fault(keys, keys_out, values_out, n, i) != SORT_RIGHT;
     if (__syncthreads_or(bad) && threadIdx.x == 0)
         atomicAdd(wrong, 1ull);
 }
@@ -312,7 +327,6 @@ static int sweep(const sort_program *p, const scan_options *opt, int cub)
         const size_t n = sizes[s];
         uint32_t *keys = (uint32_t *)xmalloc(n * sizeof(uint32_t), "the keys");
         uint32_t *out = (uint32_t *)xmalloc(2 * n * sizeof(uint32_t), "the output");
-        unsigned char *seen = (unsigned char *)xmalloc(n, "the permutation check");
         make_keys(keys, n, KEYS_RANDOM, opt->seed);
         double ms[CLI_MAX_VARIANTS][SWEEP_ROUNDS];
         int ok[CLI_MAX_VARIANTS];
@@ -321,7 +335,7 @@ static int sweep(const sort_program *p, const scan_options *opt, int cub)
             if (!cli_variant_selected(opt, v) && v != cub)
                 continue;
             sort_once(p, &a, v, keys, out, out + n, n);
-            ok[v] = check_sort(keys, out, out + n, n, seen) == 0;
+            ok[v] = check_sort(keys, out, out + n, n) == 0;
         }
         CUDA_CHECK(cudaMemset(d_wrong, 0, CLI_MAX_VARIANTS * sizeof(unsigned long long)));
         for (int r = 0; r < SWEEP_ROUNDS; ++r)
@@ -369,7 +383,6 @@ static int sweep(const sort_program *p, const scan_options *opt, int cub)
         }
         free(keys);
         free(out);
-        free(seen);
     }
     release(&a);
     CUDA_CHECK(cudaFree(d_wrong));
