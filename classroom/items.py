@@ -11,9 +11,9 @@ The rules, in one place:
     the runs that could not reach the bug, or that a race let pass;
   - chapter 01, threads share the work (a gate on correctness): a threaded variant in which one
     thread wrote first or last to 90 % or more of the output, or that the harness's judge timed
-    no faster than its serial scan where the course's own scan ran 2x faster (harness_cpu.c),
-    scores 0 in the self-test, in place and hidden vectors (45 of 60 points), and is flagged for
-    the instructor;
+    no faster than its serial scan where the course's own scan ran 2x faster in its median
+    round (harness_cpu.c), scores 0 in the self-test, in place and hidden vectors (45 of 60
+    points), and is flagged for the instructor;
   - the self-test scores only when the harness's judge (classroom/grader/verdict.h) found the
     same battery right (chapter 01: run out of place; a GPU chapter: its in-place battery): the
     self-test's last line is the program's word;

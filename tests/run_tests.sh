@@ -78,6 +78,17 @@ inner_skips() {
   done < <(sed -n 's/^[[:space:]]*\(SKIP [^:]*: .*\)$/\1/p' "$1")
 }
 
+# failed_checks LOG: the first three "FAIL what" lines a suite printed, each with the indented
+# lines after it (its evidence, at most 8), so that a failure early in a long suite is seen
+# where the log is gone (a fresh clone's, tests/time_commands.py)
+failed_checks() {
+  awk 'shown >= 3 { exit }
+       /^[[:space:]]*FAIL[[:space:]]/ { if (detail) ++shown; if (shown >= 3) exit;
+                                       print "      check: " substr($0, 1, 400); detail = 1; lines = 0; next }
+       detail && /^[[:space:]]/ && lines < 8 { print "      " substr($0, 1, 400); ++lines; next }
+       detail { detail = 0; ++shown }' "$1"
+}
+
 # run_suite NAME COMMAND... : run, record pass/fail, show the summary line or the failure's tail
 run_suite() {
   local name=$1 log
@@ -93,7 +104,9 @@ run_suite() {
     printf 'PASS  %-46s %4ss  %s\n' "$name" "$took" "$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)"
   else
     failed=$((failed + 1))
-    printf 'FAIL  %-46s %4ss  (exit %s; last lines of %s follow)\n' "$name" "$took" "$status" "$log"
+    printf 'FAIL  %-46s %4ss  (exit %s; log: %s)\n' "$name" "$took" "$status" "$log"
+    failed_checks "$log"
+    echo "      last lines:"
     tail -n 25 "$log" | sed 's/^/      /'
   fi
   inner_skips "$log"

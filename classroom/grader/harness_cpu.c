@@ -553,12 +553,12 @@ static int cmp_double(const void *a, const void *b)
 
 /** The work-sharing timing (docs/instructor.md): TIMING_ROUNDS rounds of the judge's serial
     scan, the yardstick on T threads and the part's threaded variant on T threads, each on a fresh
-    input the judge writes just before the run. Each is taken at its fastest round (a busy
+    input the judge writes just before the run. The part is taken at its fastest round (a busy
     machine only adds time), and its speed-up is against the judge's own serial scan (a part's
     own one-thread time would be the part's to slow down). */
 #define TIMING_ROUNDS 7
-/** The yardstick must gain this much over the serial scan on T threads, or the machine (its
-    cores, its load) cannot tell a shared scan from a serial one: not judged. */
+/** The yardstick must gain this much over the serial scan on T threads in its median round, or
+    the machine (its cores, its load) cannot tell a shared scan from a serial one: not judged. */
 #define YARD_MIN 2.0
 /** A part whose threaded variant gains less than this over the serial scan, where the
     yardstick gained YARD_MIN or more, does not share the work. */
@@ -805,14 +805,20 @@ static int timing_finding(char *why, size_t len)
     qsort(g_time.part, TIMING_ROUNDS, sizeof(double), cmp_double);
     const double serial = g_time.serial[0];
     const double yard = serial / g_time.yard[0];
+    /* the machine is judged quiet from the yardstick's median round, not its fastest: on a
+       crowded machine one quiet round can give the yardstick its 2x while every round of the
+       part's was crowded (make test on the H200 once failed the course's own part; a
+       hypothesis, the cause was not seen) */
+    const double yard_median = serial / g_time.yard[TIMING_ROUNDS / 2];
     const double part = serial / g_time.part[0];
     if (getenv("GRADE_SHARE_DEBUG"))
-        fprintf(stderr, "share: T=%d serial %.2f ms, yardstick x%.2f, part x%.2f\n", T,
-                1e3 * serial, yard, part);
-    if (yard < YARD_MIN) {
+        fprintf(stderr, "share: T=%d serial %.2f ms, yardstick x%.2f (median round x%.2f), "
+                "part x%.2f\n", T, 1e3 * serial, yard, yard_median, part);
+    if (yard_median < YARD_MIN) {
         snprintf(why, len, "not timed here: on %d threads the course's own scan ran only %.2fx "
-                 "as fast as one thread's serial scan (%.1f ms); the judge needs %.1fx (a "
-                 "machine with %d idle cores)", T, yard, 1e3 * serial, YARD_MIN, T);
+                 "as fast as one thread's serial scan (%.1f ms) in its median round (%.2fx in "
+                 "its fastest); the judge needs %.1fx (a machine with %d idle cores)", T,
+                 yard_median, 1e3 * serial, yard, YARD_MIN, T);
         return -1;
     }
     snprintf(why, len, "on %d threads the threaded variant ran %.2fx as fast as the judge's serial "

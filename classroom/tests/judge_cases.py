@@ -263,7 +263,9 @@ def main(kit, tmp, check, full=False):
                 check("the judge: the student's code sees no GRADE_* variable (the grader's and "
                       "the judge's: the fourth gaming review told graded runs apart by them), "
                       "and the judge still has what it needs", "env: shown" in out and
-                      "env: GRADE_" not in out and v and v[-1].startswith("in place passed"),
+                      # GRADE_SHARE_DEBUG reaches the part by design, when set by hand
+                      "env: GRADE_" not in out.replace("env: GRADE_SHARE_DEBUG=", "") and
+                      v and v[-1].startswith("in place passed"),
                       f"{v} {out[-400:]}")
         if full:
             status, out, v = said("G4S04", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")

@@ -68,6 +68,7 @@ failures = []
 
 
 def check(name, ok, detail=""):
+    detail = str(detail).replace("\n", "\n     ")  # every line of it indented under the check
     print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok or not detail else f"\n     {detail}"),
           flush=True)
     if not ok:
@@ -554,7 +555,10 @@ def reports_and_class(tmp, course):
               full["extra_data"]["partial"] and "not run here: the n > 2^31 case" in seen and
               full["extra_data"]["status"][next(t["name"] for t in full["tests"]
                                                 if t["name"].startswith("hidden"))] == "partial",
-              json.dumps(scores(full)) + seen[:500])
+              json.dumps(scores(full)) + seen[:500] + "\n" + json.dumps(
+                  [full["extra_data"]["status"], full["extra_data"]["instructor_notes"],
+                   [t["output"][:300] for t in full["tests"]
+                    if t["name"].startswith(("threads", "honesty"))]])[:1500])
     if skip:
         check("grade: a part that skips each slice's first element earns the build's 5 and "
               "nothing else (every correctness item all or nothing; no sanitizer points for "
