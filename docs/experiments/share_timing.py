@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""The work-sharing judge's timing, measured: does it pass the course's own chapter-01 part and
+flag a serial one, on an idle machine and on a crowded one? (docs/instructor.md states the
+thresholds, 2.0x for the yardstick in its median round and 1.15x for the part, as a hypothesis
+until this has run on a grading machine.)
+
+    python3 docs/experiments/share_timing.py [--rounds R] [--load K,K,...] OUT.csv
+
+Builds chapter 01's harness (classroom/grader/harness_cpu.c) with the course's part and with
+the second gaming review's T2 (a serial scan whose other threads touch their pages, spin and
+rewrite them: only the timing can catch it), as the kit's test builds them (judge_cases.py),
+and runs each through the grader's sandbox R times on 3, 4 and 7 OpenMP threads, with K
+processes of load beside it for each K of --load (0 is an idle machine; each load process is
+`dd if=/dev/zero of=/dev/null bs=64M`, memory and CPU, not of the run's user, so the judge
+does not void its rounds for it, as for the other suites of make test). Each row: the case,
+the threads, the load, the judge's timings (GRADE_SHARE_DEBUG=1: its serial scan in ms, the
+yardstick's speed-up in its fastest and median rounds, the part's in its fastest) and its
+verdict on the work sharing. Needs `make` (build/common) first; run it on a machine with at
+least 8 cores and nothing else running for the idle rows.
+"""
+import argparse
+import csv
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "classroom"))
+sys.path.insert(0, os.path.join(ROOT, "classroom", "tests"))
+import items  # noqa: E402
+import judge_cases  # noqa: E402
+import kit  # noqa: E402
+import runs  # noqa: E402
+import sandbox  # noqa: E402
+
+DEBUG = re.compile(r"share: T=(\d+) serial ([\d.]+) ms, yardstick x([\d.]+) \(median round "
+                   r"x([\d.]+)\), part x([\d.]+)")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--load", default="0,8,16")
+    ap.add_argument("--min-cpus", default="", help="GRADE_TIMING_MIN_CPUS (a smoke test on a "
+                    "small machine: the judge then times where the yardstick cannot gain 2x)")
+    a = ap.parse_args()
+    loads = [int(k) for k in a.load.split(",")]
+    tmp = tempfile.mkdtemp(prefix="share_timing_")
+    harness_o = os.path.join(tmp, "judge_harness.o")
+    subprocess.run(["gcc", "-std=c11", "-O2", "-fopenmp", "-I" + os.path.join(ROOT, "common"),
+                    "-I" + os.path.join(kit.KIT, "grader"), "-c",
+                    os.path.join(kit.KIT, "grader", "harness_cpu.c"), "-o", harness_o],
+                   check=True)
+    t2 = open(os.path.join(ROOT, "classroom", "tests", "cheats",
+                           "T2_touch_rewrite_spin.body")).read()
+    t2 = t2.replace('my_getenv("GRADE_FD")', "my_getenv").replace('getenv("GRADE_FD")', "1")
+    made = {"course": judge_cases.build(kit, tmp, "course", None, harness_o),
+            "T2": judge_cases.build(kit, tmp, "T2", t2, harness_o)}
+    if not all(made.values()):
+        sys.exit(f"share_timing: a harness did not build: {made}")
+    for h in made.values():
+        runs.trust(h)
+    sb = sandbox.Sandbox(os.path.join(tmp, "work"), list(made.values()), [], False)
+    print(f"share_timing: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}",
+          flush=True)
+    rows = []
+    try:
+        for load in loads:
+            hogs = [subprocess.Popen(["dd", "if=/dev/zero", "of=/dev/null", "bs=64M",
+                                      "count=100000000"], stderr=subprocess.DEVNULL)
+                    for _ in range(load)]
+            try:
+                for r in range(a.rounds):
+                    for name, h in made.items():
+                        for threads in (3, 4, 7):
+                            env = items.omp_env(threads, GRADE_SEGMENT="0", GRADE_SHARE_DEBUG="1",
+                                              GRADE_TIMING_MIN_CPUS=a.min_cpus)
+                            status, out, said = sb.harness([h, "--self-test", "-n", "70000"],
+                                                           4242 + r, f"{name}/{threads}/{load}/{r}",
+                                                           env=env)
+                            share = [v for v in said if v.startswith(items.SHARE_VERDICTS)]
+                            m = DEBUG.search(out)
+                            row = dict(case=name, threads=threads, load=load, repeat=r,
+                                       serial_ms=m.group(2) if m else "",
+                                       yard_best=m.group(3) if m else "",
+                                       yard_median=m.group(4) if m else "",
+                                       part_best=m.group(5) if m else "",
+                                       verdict=(share[0] if len(share) == 1 else
+                                                f"{len(share)} verdicts")[:160])
+                            rows.append(row)
+                            print(",".join(str(v) for v in row.values()), flush=True)
+            finally:
+                for p in hogs:
+                    p.kill()
+                    p.wait()
+    finally:
+        sb.close()
+    with open(a.out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    wrong = [r for r in rows if (r["case"] == "course" and r["verdict"].startswith("ONE THREAD"))
+             or (r["case"] == "T2" and r["verdict"].startswith("threads shared"))]
+    print(f"share_timing: {len(rows)} runs, {len(wrong)} wrong verdicts (the course's part "
+          f"flagged, or T2 passed); {a.out}")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
