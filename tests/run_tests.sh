@@ -79,13 +79,15 @@ inner_skips() {
 }
 
 # failed_checks LOG: the first three "FAIL what" lines a suite printed, each with the indented
-# lines after it (its evidence, at most 8), so that a failure early in a long suite is seen
-# where the log is gone (a fresh clone's, tests/time_commands.py)
+# lines after it (its evidence: at most 8, of at most 1600 characters; "record:" lines, which a
+# suite prints for the record before a check, are not evidence), so that a failure early in a
+# long suite is seen where the log is gone (a fresh clone's, tests/time_commands.py)
 failed_checks() {
   awk 'shown >= 3 { exit }
        /^[[:space:]]*FAIL[[:space:]]/ { if (detail) ++shown; if (shown >= 3) exit;
-                                       print "      check: " substr($0, 1, 400); detail = 1; lines = 0; next }
-       detail && /^[[:space:]]/ && lines < 8 { print "      " substr($0, 1, 400); ++lines; next }
+                                       print "      check: " substr($0, 1, 1600); detail = 1; lines = 0; next }
+       detail && /^[[:space:]]+record: / { detail = 0; ++shown; next }
+       detail && /^[[:space:]]/ && lines < 8 { print "      " substr($0, 1, 1600); ++lines; next }
        detail { detail = 0; ++shown }' "$1"
 }
 

@@ -560,8 +560,9 @@ static int cmp_double(const void *a, const void *b)
 /** The yardstick must gain this much over the serial scan on T threads in its median round, or
     the machine (its cores, its load) cannot tell a shared scan from a serial one: not judged. */
 #define YARD_MIN 2.0
-/** A part whose threaded variant gains less than this over the serial scan, where the
-    yardstick gained YARD_MIN or more, does not share the work. */
+/** A part whose threaded variant gains less than this over the serial scan in its fastest
+    round, where the yardstick gained YARD_MIN or more in its median round, does not share the
+    work. */
 #define PART_MIN 1.15
 
 /** Rounds a run may lose (the program's threads ran while the judge timed its own scans) before
@@ -822,7 +823,8 @@ static int timing_finding(char *why, size_t len)
         return -1;
     }
     snprintf(why, len, "on %d threads the threaded variant ran %.2fx as fast as the judge's serial "
-             "scan (%.1f ms), the course's own scan %.2fx", T, part, 1e3 * serial, yard);
+             "scan (%.1f ms) in its fastest round, the course's own scan %.2fx (%.2fx in its "
+             "median round)", T, part, 1e3 * serial, yard, yard_median);
     return part < PART_MIN;
 }
 

@@ -536,9 +536,9 @@ def reports_and_class(tmp, course):
         # (fewer than 3 CPUs, a busy machine), "not decided here" and partial, never on the
         # program's word (review 3, #2)
         share_name = next(t["name"] for t in full["tests"] if t["name"].startswith("threads"))
-        print("     chapter 01's own part, work sharing: " + " | ".join(  # a record of the timing
+        print("     record: chapter 01's own part, work sharing: " + " | ".join(  # a record of the timing
             next(t["output"] for t in full["tests"] if t["name"] == share_name).splitlines() +
-            [n for n in full["extra_data"]["instructor_notes"] if "work sharing" in n])[:600])
+            [n for n in full["extra_data"]["instructor_notes"] if "work sharing" in n])[:700])
         undecided = gate_of(full, "threads") is None and \
             full["extra_data"]["status"][share_name] == "partial" and \
             "not run here: the work sharing could not be decided on this machine" in seen and \

@@ -11,8 +11,9 @@ the second gaming review's T2 (a serial scan whose other threads touch their pag
 rewrite them: only the timing can catch it), as the kit's test builds them (judge_cases.py),
 and runs each through the grader's sandbox R times on 3, 4 and 7 OpenMP threads, with K
 processes of load beside it for each K of --load (0 is an idle machine; each load process is
-`dd if=/dev/zero of=/dev/null bs=64M`, memory and CPU, not of the run's user, so the judge
-does not void its rounds for it, as for the other suites of make test). Each row: the case,
+`dd if=/dev/zero of=/dev/null bs=64M`, memory and CPU, outside the run (another user, or
+another session), so the judge does not void its rounds for it, as for the other suites of
+make test). Each row: the case,
 the threads, the load, the judge's timings (GRADE_SHARE_DEBUG=1: its serial scan in ms, the
 yardstick's speed-up in its fastest and median rounds, the part's in its fastest) and its
 verdict on the work sharing. Needs `make` (build/common) first; run it on a machine with at
@@ -103,12 +104,20 @@ def main():
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
+    kinds = (("flagged", "ONE THREAD"), ("shared", "threads shared"),
+             ("not decided", "work sharing not decided"))
+    for name in made:
+        for load in loads:
+            these = [r["verdict"] for r in rows if r["case"] == name and r["load"] == load]
+            counts = [f"{k} {sum(v.startswith(p) for v in these)}" for k, p in kinds]
+            other = sum(not v.startswith(tuple(p for _, p in kinds)) for v in these)
+            print(f"share_timing: {name}, load {load}: {len(these)} runs: " + ", ".join(counts) +
+                  (f", other {other}" if other else ""))
     wrong = [r for r in rows if (r["case"] == "course" and r["verdict"].startswith("ONE THREAD"))
              or (r["case"] == "T2" and r["verdict"].startswith("threads shared"))]
     print(f"share_timing: {len(rows)} runs, {len(wrong)} wrong verdicts (the course's part "
-          f"flagged, or T2 passed); {a.out}")
+          f"flagged, or T2 passed; 'not decided' is neither); {a.out}")
     return 1 if wrong else 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
