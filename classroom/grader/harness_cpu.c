@@ -639,6 +639,31 @@ static int process_cpu_ns(const char *pid, long long *total)
     return ok;
 }
 
+/** Clock ticks of CPU time of process `pid` (/proc/PID/stat) added to *total: its threads', the
+    ended ones too (utime + stime), and its waited-for children's (cutime + cstime); 0, or -1
+    where the kernel does not say. Coarse (a tick is 1/sysconf(_SC_CLK_TCK) s, 10 ms where it is
+    100), but it sees what schedstat cannot: a thread that ended between two looks (a review of
+    2026-12-04 made the yardstick slow with threads that spun 20 ms and ended unseen). */
+static int process_ticks(const char *pid, long long *total)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%.20s/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return errno == ENOENT || errno == ESRCH ? 0 : -1;
+    const size_t got = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[got] = '\0';
+    const char *p = strrchr(buf, ')'); /* after the command's name, which may hold ')' */
+    long long t[4];
+    /* fields 3-13 (state ... cmajflt), then 14-17: utime stime cutime cstime */
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lld %lld %lld %lld",
+                     &t[0], &t[1], &t[2], &t[3]) != 4)
+        return got == 0 ? 0 : -1; /* a process that is gone meanwhile reads empty */
+    *total += t[0] + t[1] + t[2] + t[3];
+    return 0;
+}
+
 /** Is process `pid` one of this run's: its user's (every process of which is the run's, under
     the grader's sandbox), else its user's and of the judge's session. 1, 0, or -1 unknown. */
 static int of_this_run(const char *pid)
@@ -664,16 +689,17 @@ static int of_this_run(const char *pid)
     return sid < 0 ? 0 : sid == getsid(0);
 }
 
-/** Nanoseconds of CPU time every process of the run but the judge has run (the child's threads,
-    and every process it started: the fourth gaming review's S05 made its grandchildren spin),
-    or -1 where the judge cannot read them (the round is then void: never a check switched off,
-    S08). */
-static long long run_cpu_ns(void)
+/** The CPU time every process of the run but the judge has run (the child's threads, and every
+    process it started: the fourth gaming review's S05 made its grandchildren spin): *ns, the
+    living threads' nanoseconds (schedstat), and *ticks, the processes' clock ticks, ended
+    threads and waited-for children included (process_ticks()). 0, or -1 where the judge cannot
+    read them (the round is then void: never a check switched off, S08). */
+static int run_cpu(long long *ns, long long *ticks)
 {
     DIR *d = opendir("/proc");
     if (!d)
         return -1;
-    long long total = 0;
+    *ns = *ticks = 0;
     const pid_t me = getpid();
     struct dirent *e;
     int ok = 0;
@@ -681,10 +707,13 @@ static long long run_cpu_ns(void)
         if (e->d_name[0] < '0' || e->d_name[0] > '9' || (pid_t)atol(e->d_name) == me)
             continue;
         const int mine = of_this_run(e->d_name);
-        ok = mine < 0 ? -1 : mine ? process_cpu_ns(e->d_name, &total) : 0;
+        if (mine < 0)
+            ok = -1;
+        else if (mine)
+            ok = process_cpu_ns(e->d_name, ns) || process_ticks(e->d_name, ticks) ? -1 : 0;
     }
     closedir(d);
-    return ok ? -1 : total;
+    return ok;
 }
 
 static double thread_cpu_seconds(void)
@@ -756,7 +785,8 @@ static int judge_serve(judge_box *box, int argc, char **argv)
        the yardstick in wall time, the program's threads asleep meanwhile (passive waiting: a
        round in which they ran is void) */
     g_time.conts = g_conts;
-    const long long child0 = run_cpu_ns();
+    long long ns0, ticks0, ns1, ticks1;
+    const int read0 = run_cpu(&ns0, &ticks0);
     const double w0 = wall_seconds();
     double t0 = thread_cpu_seconds();
     scan_reference(g_time.in, g_time.ref, n, 0, 0);
@@ -764,11 +794,15 @@ static int judge_serve(judge_box *box, int argc, char **argv)
     t0 = wall_seconds();
     yardstick(g_time.in, g_time.ref, n, T); /* the same scan into the same array */
     g_time.round_yard = wall_seconds() - t0;
-    const long long child1 = run_cpu_ns();
-    if (child0 < 0 || child1 < 0)
+    const int read1 = run_cpu(&ns1, &ticks1);
+    if (read0 || read1)
         ++g_time.unchecked; /* void, and said so (timing_finding()) */
-    g_time.busy = child0 < 0 || child1 < 0 ||
-                  (double)(child1 - child0) > 0.1e9 * (wall_seconds() - w0);
+    /* busy: the run's living threads ran 10 % of the window, or one of them ended (its time
+       leaves the sum), or the processes' ticks moved by 3 or more (a tick's rounding in each of
+       utime and stime can move them by 2 where nothing ran) */
+    const double window = wall_seconds() - w0;
+    g_time.busy = read0 || read1 || llabs(ns1 - ns0) > 0.1e9 * window ||
+                  llabs(ticks1 - ticks0) >= 3;
     memcpy(box->data, g_time.in, n * sizeof(int32_t)); /* the child scans it in place */
     box->op = JUDGE_TIMED;
     box->variant = 1; /* chapter 01's table: serial, threads */
@@ -794,6 +828,9 @@ static int timing_finding(char *why, size_t len)
                  "the program's own processes can do", g_time.stopped);
         return 1;
     }
+    if (g_time.step < TIMING_ROUNDS && getenv("GRADE_SHARE_DEBUG"))
+        fprintf(stderr, "share: T=%d not timed: %d of %d rounds, %d void\n", T, g_time.step,
+                TIMING_ROUNDS, g_time.voided);
     if (g_time.step < TIMING_ROUNDS) {
         snprintf(why, len, "the judge could not time the threaded variant (%d of %d rounds; %d "
                  "void: the program's processes ran while the judge timed its own scans%s)",
@@ -814,17 +851,24 @@ static int timing_finding(char *why, size_t len)
     const double part = serial / g_time.part[0];
     if (getenv("GRADE_SHARE_DEBUG"))
         fprintf(stderr, "share: T=%d serial %.2f ms, yardstick x%.2f (median round x%.2f), "
-                "part x%.2f\n", T, 1e3 * serial, yard, yard_median, part);
+                "part x%.2f; %d rounds void\n", T, 1e3 * serial, yard, yard_median, part,
+                g_time.voided);
+    /* rounds void on the way (the program's processes ran while the judge timed), said in
+       either finding: on an idle machine they are the part's doing (a review of 2026-12-04) */
+    char voided[160] = "";
+    if (g_time.voided)
+        snprintf(voided, sizeof voided, "; %d other round(s) void: the program's processes ran "
+                 "while the judge timed its own scans", g_time.voided);
     if (yard_median < YARD_MIN) {
         snprintf(why, len, "not timed here: on %d threads the course's own scan ran only %.2fx "
                  "as fast as one thread's serial scan (%.1f ms) in its median round (%.2fx in "
-                 "its fastest); the judge needs %.1fx (a machine with %d idle cores)", T,
-                 yard_median, 1e3 * serial, yard, YARD_MIN, T);
+                 "its fastest); the judge needs %.1fx (a machine with %d idle cores)%s", T,
+                 yard_median, 1e3 * serial, yard, YARD_MIN, T, voided);
         return -1;
     }
     snprintf(why, len, "on %d threads the threaded variant ran %.2fx as fast as the judge's serial "
              "scan (%.1f ms) in its fastest round, the course's own scan %.2fx (%.2fx in its "
-             "median round)", T, part, 1e3 * serial, yard, yard_median);
+             "median round)%s", T, part, 1e3 * serial, yard, yard_median, voided);
     return part < PART_MIN;
 }
 
@@ -907,7 +951,7 @@ static int judge_verdicts(const judge_case *log, int cases, char claims[][512], 
        text in the box, which the child and anything it started can write: review 3, #2); only
        the judge's own timing says "shared", and where it cannot time, nothing does */
     const char *claim = claim_count == 1 ? claims[0] : NULL;
-    char why[400];
+    char why[512];
     const int timed = T >= 2 ? timing_finding(why, sizeof why) : -1;
     if (!claim) {
         ++failed;

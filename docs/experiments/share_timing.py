@@ -38,7 +38,7 @@ import runs  # noqa: E402
 import sandbox  # noqa: E402
 
 DEBUG = re.compile(r"share: T=(\d+) serial ([\d.]+) ms, yardstick x([\d.]+) \(median round "
-                   r"x([\d.]+)\), part x([\d.]+)")
+                   r"x([\d.]+)\), part x([\d.]+); (\d+) rounds void")
 
 
 def main():
@@ -90,6 +90,7 @@ def main():
                                        yard_best=m.group(3) if m else "",
                                        yard_median=m.group(4) if m else "",
                                        part_best=m.group(5) if m else "",
+                                       rounds_void=m.group(6) if m else "",
                                        verdict=(share[0] if len(share) == 1 else
                                                 f"{len(share)} verdicts")[:160])
                             rows.append(row)
