@@ -486,6 +486,20 @@ static int guard_changed(void)
     return g_guard.changed[0] != 0;
 }
 
+/** guard_changed() in each thread of a team of T, the yardstick's (libgomp gives a team of the
+    same size the same pool threads): a thread's CPU affinity, nice value and policy are its own
+    on Linux, and the run's processes can change those of the judge's worker threads as well as
+    its main thread's (a review of 2026-12-04 pinned the workers to one CPU, unseen). */
+static int guard_team(int T)
+{
+#pragma omp parallel num_threads(T)
+    {
+#pragma omp critical(judge_guard)
+        guard_changed();
+    }
+    return guard_changed();
+}
+
 /** Whether every process of this run's user is the run's own (the grader's sandbox: a user of
     its own per run, GRADE_RUN_OWN_UID=1); else the run's processes are those of its session. */
 static int g_own_uid;
@@ -609,41 +623,28 @@ static int timing_min_cpus(void)
     return s && *s ? atoi(s) : 3;
 }
 
-/** Nanoseconds of CPU time of process `pid`'s threads (/proc/PID/task/<tid>/schedstat) added to
-    *total: 0, or -1 where the kernel does not say (a process that is gone meanwhile adds 0). */
+/** Nanoseconds of CPU time of process `pid` added to *total: its CPU-time clock
+    (clock_getcpuclockid()), which counts every thread it has had, those that ended included
+    (the reviews of 2026-12-04 slowed the yardstick with threads that spun and ended between the
+    judge's two looks, unseen by their /proc/PID/task entries); 0, or -1 where the kernel does
+    not say (a process that is gone meanwhile adds 0). */
 static int process_cpu_ns(const char *pid, long long *total)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%.20s/task", pid);
-    DIR *d = opendir(path);
-    if (!d)
-        return errno == ENOENT || errno == ESRCH ? 0 : -1;
-    struct dirent *e;
-    int ok = 0;
-    while (ok == 0 && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char file[128];
-        snprintf(file, sizeof file, "%s/%.20s/schedstat", path, e->d_name);
-        FILE *f = fopen(file, "r");
-        long long ns = 0;
-        if (!f) {
-            ok = errno == ENOENT || errno == ESRCH ? 0 : -1;
-            continue;
-        }
-        if (fscanf(f, "%lld", &ns) == 1)
-            *total += ns;
-        fclose(f);
-    }
-    closedir(d);
-    return ok;
+    clockid_t clock;
+    struct timespec ts;
+    const int e = clock_getcpuclockid((pid_t)atol(pid), &clock);
+    if (e)
+        return e == ESRCH ? 0 : -1;
+    if (clock_gettime(clock, &ts) != 0)
+        return errno == ESRCH || errno == EINVAL ? 0 : -1; /* gone meanwhile */
+    *total += (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    return 0;
 }
 
-/** Clock ticks of CPU time of process `pid` (/proc/PID/stat) added to *total: its threads', the
-    ended ones too (utime + stime), and its waited-for children's (cutime + cstime); 0, or -1
-    where the kernel does not say. Coarse (a tick is 1/sysconf(_SC_CLK_TCK) s, 10 ms where it is
-    100), but it sees what schedstat cannot: a thread that ended between two looks (a review of
-    2026-12-04 made the yardstick slow with threads that spun 20 ms and ended unseen). */
+/** Clock ticks of CPU time of process `pid`'s waited-for children (/proc/PID/stat: cutime +
+    cstime) added to *total: 0, or -1 where the kernel does not say. Coarse (a tick is
+    1/sysconf(_SC_CLK_TCK) s, 10 ms where it is 100), but it holds the time of a process of the
+    run that ended and was reaped between two looks. */
 static int process_ticks(const char *pid, long long *total)
 {
     char path[64], buf[1024];
@@ -660,7 +661,7 @@ static int process_ticks(const char *pid, long long *total)
     if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lld %lld %lld %lld",
                      &t[0], &t[1], &t[2], &t[3]) != 4)
         return got == 0 ? 0 : -1; /* a process that is gone meanwhile reads empty */
-    *total += t[0] + t[1] + t[2] + t[3];
+    *total += t[2] + t[3]; /* utime and stime are process_cpu_ns()'s, to the nanosecond */
     return 0;
 }
 
@@ -691,9 +692,9 @@ static int of_this_run(const char *pid)
 
 /** The CPU time every process of the run but the judge has run (the child's threads, and every
     process it started: the fourth gaming review's S05 made its grandchildren spin): *ns, the
-    living threads' nanoseconds (schedstat), and *ticks, the processes' clock ticks, ended
-    threads and waited-for children included (process_ticks()). 0, or -1 where the judge cannot
-    read them (the round is then void: never a check switched off, S08). */
+    processes' CPU-time clocks, ended threads included (process_cpu_ns()), and *ticks, their
+    reaped children's clock ticks (process_ticks()). 0, or -1 where the judge cannot read them
+    (the round is then void: never a check switched off, S08). */
 static int run_cpu(long long *ns, long long *ticks)
 {
     DIR *d = opendir("/proc");
@@ -797,12 +798,13 @@ static int judge_serve(judge_box *box, int argc, char **argv)
     const int read1 = run_cpu(&ns1, &ticks1);
     if (read0 || read1)
         ++g_time.unchecked; /* void, and said so (timing_finding()) */
-    /* busy: the run's living threads ran 10 % of the window, or one of them ended (its time
-       leaves the sum), or the processes' ticks moved by 3 or more (a tick's rounding in each of
-       utime and stime can move them by 2 where nothing ran) */
+    /* busy: the run's processes ran 10 % of the window, or one of them ended (its time leaves
+       the sum), or their reaped children's ticks moved by 3 or more (a tick's rounding in each
+       of cutime and cstime can move them by 2 where nothing ran) */
     const double window = wall_seconds() - w0;
     g_time.busy = read0 || read1 || llabs(ns1 - ns0) > 0.1e9 * window ||
                   llabs(ticks1 - ticks0) >= 3;
+    guard_team(T); /* after the window: a change fails the gate (judge_verdicts()) */
     memcpy(box->data, g_time.in, n * sizeof(int32_t)); /* the child scans it in place */
     box->op = JUDGE_TIMED;
     box->variant = 1; /* chapter 01's table: serial, threads */

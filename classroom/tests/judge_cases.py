@@ -28,9 +28,10 @@ harness as the grader links it and run through the grader's sandbox with a fresh
     and S08 (--all), one that lowers its judge's RLIMIT_NOFILE, fail the work sharing as
     tampering; S05 (--all), spinning grandchildren, void the judge's timing rounds; S04 (--all),
     a part that tells the judge's timed calls by their pointers and size, finds none;
-  - a review of 2026-12-04 (cheats/R5V_vanishing_threads.*, --all): a serial part whose threads
-    spin 20 ms after every call and end before the judge looks again: its rounds are void, and
-    the finding says so.
+  - the reviews of 2026-12-04 (cheats/R5*, --all): serial parts whose threads spin 20 ms after
+    every call and end before the judge looks again (R5V), or sleep at its first look and spin
+    while its yardstick runs (R5C): their rounds are void, and the finding says so; one that
+    pins the judge's worker threads to one CPU (R5A) fails as tampering.
 Where the judge cannot time the threaded variant (fewer than 3 CPUs), no run is "shared": the
 course's part says "not decided here".
 """
@@ -146,8 +147,8 @@ def main(kit, tmp, check, full=False):
             for n in ("T1b_token_getenv", "T5_forge_exit", "T6_big_forge", "T2_touch_rewrite_spin",
                       "G3C_selfkill", "G4S02_affinity") +
             (("G3B_boxclaim", "G3A_thief", "G3P_ptrace", "G3S_stop", "G4S08_prlimit_judge",
-              "G4S05_grandchild_hogs", "G4S04_timed_detect", "R5V_vanishing_threads")
-             if full else ())}
+              "G4S05_grandchild_hogs", "G4S04_timed_detect", "R5V_vanishing_threads",
+              "R5A_pin_workers", "R5C_sleepers") if full else ())}
     body["T6_small"] = body["T6_big_forge"].replace("n > ((size_t)1 << 31)", "n > 60000")
     # the reviews' parts told a graded run by GRADE_FD or GRADE_VERDICT_FD, which the student's
     # code no longer sees (verdict.h): here they do what they do in a graded run in every run
@@ -167,7 +168,8 @@ def main(kit, tmp, check, full=False):
         cases.update(G3B=body["G3B_boxclaim"], G3A=body["G3A_thief"], G3P=body["G3P_ptrace"],
                      G3S=body["G3S_stop"], G4S08=body["G4S08_prlimit_judge"],
                      G4S05=body["G4S05_grandchild_hogs"], G4S04=body["G4S04_timed_detect"],
-                     R5V=body["R5V_vanishing_threads"])
+                     R5V=body["R5V_vanishing_threads"], R5A=body["R5A_pin_workers"],
+                     R5C=body["R5C_sleepers"])
     with concurrent.futures.ThreadPoolExecutor(2) as pool:  # the builds, on both cores
         made = dict(zip(cases, pool.map(lambda c: build(kit, tmp, c[0], c[1], harness_o),
                                         cases.items())))
@@ -296,10 +298,24 @@ def main(kit, tmp, check, full=False):
             share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
             check("the judge: a serial part whose threads spin 20 ms after each call and end "
                   "before the judge looks again (a review of 2026-12-04): its rounds are void "
-                  "(the judge reads the processes' ticks, ended threads included), never timed "
+                  "(each process's CPU-time clock counts ended threads), never timed "
                   "as if the machine were merely busy", len(share) == 1 and
                   not share[0].startswith("threads shared") and "void" in share[0],
                   f"{status} {v} {out[-300:]}")
+            status, out, v = said("R5C", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            check("the judge: a serial part whose threads sleep at the judge's first look, spin "
+                  "while its yardstick runs and end before its second (a review of 2026-12-04): "
+                  "its rounds are void (each process's CPU-time clock counts ended threads)",
+                  len(share) == 1 and not share[0].startswith("threads shared") and
+                  "void" in share[0], f"{status} {v} {out[-300:]}")
+            status, out, v = said("R5A", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            check("the judge: a serial part that pins the judge's worker threads to one CPU (a "
+                  "review of 2026-12-04) fails the work sharing as tampering (each thread of the "
+                  "yardstick's team is checked)", len(share) == 1 and
+                  share[0].startswith("ONE THREAD") and "CPU affinity" in share[0] and
+                  "tampering" in share[0], f"{status} {v} {out[-300:]}")
         status, out, v = said("T1b", 3)
         check("the judge: a serial scan that forges verdicts with a token found in its memory "
               "(gamer2 T1b) is not believed: one in-place verdict, the work not shared",
