@@ -490,14 +490,13 @@ static int guard_changed(void)
     same size the same pool threads): a thread's CPU affinity, nice value and policy are its own
     on Linux, and the run's processes can change those of the judge's worker threads as well as
     its main thread's (a review of 2026-12-04 pinned the workers to one CPU, unseen). */
-static int guard_team(int T)
+static void guard_team(int T)
 {
 #pragma omp parallel num_threads(T)
     {
 #pragma omp critical(judge_guard)
         guard_changed();
     }
-    return guard_changed();
 }
 
 /** Whether every process of this run's user is the run's own (the grader's sandbox: a user of
@@ -656,12 +655,12 @@ static int process_ticks(const char *pid, long long *total)
     fclose(f);
     buf[got] = '\0';
     const char *p = strrchr(buf, ')'); /* after the command's name, which may hold ')' */
-    long long t[4];
-    /* fields 3-13 (state ... cmajflt), then 14-17: utime stime cutime cstime */
-    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lld %lld %lld %lld",
-                     &t[0], &t[1], &t[2], &t[3]) != 4)
+    long long cutime, cstime;
+    /* fields 3-15 (state ... utime stime: process_cpu_ns()'s, to the nanosecond), then 16-17 */
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %lld %lld",
+                     &cutime, &cstime) != 2)
         return got == 0 ? 0 : -1; /* a process that is gone meanwhile reads empty */
-    *total += t[2] + t[3]; /* utime and stime are process_cpu_ns()'s, to the nanosecond */
+    *total += cutime + cstime;
     return 0;
 }
 

@@ -287,28 +287,23 @@ def main(kit, tmp, check, full=False):
                   "told them apart (out == in + 2^22, n just below 2^22): they are in place at "
                   "the battery's work-sharing size", "S04: a timed call" not in out and
                   v and v[-1].startswith("in place passed"), f"{status} {v} {out[-300:]}")
-            status, out, v = said("G4S05", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
-            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
-            check("the judge: a serial part whose grandchildren spin while the judge times "
-                  "(gamer4 S05): its rounds are void (the judge counts every process of the run), "
-                  "never timed as if the machine were merely busy",
-                  len(share) == 1 and not share[0].startswith("threads shared") and
-                  "void" in share[0], f"{status} {v} {out[-300:]}")
-            status, out, v = said("R5V", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
-            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
-            check("the judge: a serial part whose threads spin 20 ms after each call and end "
-                  "before the judge looks again (a review of 2026-12-04): its rounds are void "
-                  "(each process's CPU-time clock counts ended threads), never timed "
-                  "as if the machine were merely busy", len(share) == 1 and
-                  not share[0].startswith("threads shared") and "void" in share[0],
-                  f"{status} {v} {out[-300:]}")
-            status, out, v = said("R5C", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
-            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
-            check("the judge: a serial part whose threads sleep at the judge's first look, spin "
-                  "while its yardstick runs and end before its second (a review of 2026-12-04): "
-                  "its rounds are void (each process's CPU-time clock counts ended threads)",
-                  len(share) == 1 and not share[0].startswith("threads shared") and
-                  "void" in share[0], f"{status} {v} {out[-300:]}")
+            # parts that load the machine while the judge times: every round void, never a
+            # timing taken as a merely busy machine's
+            for name, what in (
+                    ("G4S05", "whose grandchildren spin while the judge times (gamer4 S05): its "
+                              "rounds are void (the judge counts every process of the run)"),
+                    ("R5V", "whose threads spin 20 ms after each call and end before the judge "
+                            "looks again (a review of 2026-12-04): its rounds are void (each "
+                            "process's CPU-time clock counts ended threads)"),
+                    ("R5C", "whose threads sleep at the judge's first look, spin while its "
+                            "yardstick runs and end before its second (a review of 2026-12-04): "
+                            "its rounds are void (each process's CPU-time clock counts ended "
+                            "threads)")):
+                status, out, v = said(name, 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+                share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+                check(f"the judge: a serial part {what}, never timed as if the machine were "
+                      "merely busy", len(share) == 1 and not share[0].startswith("threads shared")
+                      and "void" in share[0], f"{status} {v} {out[-300:]}")
             status, out, v = said("R5A", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
             share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
             check("the judge: a serial part that pins the judge's worker threads to one CPU (a "
