@@ -201,6 +201,24 @@ def main(kit, tmp, check, full=False):
         status, out, v = said("course", 3, GRADE_TIMING_MIN_CPUS="2")
         c_share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
         print("     record: the course's part, 3 threads: " + " | ".join(c_share)[:300])  # a record
+        # a grading machine whose environment binds OpenMP threads (review 0412g: each thread
+        # pinned apart read as the part's tampering): the runs are not bound
+        bound = dict(OMP_PROC_BIND="spread", OMP_PLACES="{0,1},{1}")
+        saved = {k: os.environ.get(k) for k in bound}
+        os.environ.update(bound)
+        try:
+            _, _, bv = said("course", 3, GRADE_TIMING_MIN_CPUS="2")
+        finally:
+            for k, old in saved.items():
+                if old is None:
+                    del os.environ[k]
+                else:
+                    os.environ[k] = old
+        b_share = [x for x in bv if x.startswith(items.SHARE_VERDICTS)]
+        check("the judge: the course's part graded where the environment binds OpenMP threads "
+              "(OMP_PROC_BIND, OMP_PLACES) is never 'ONE THREAD' (the runs are not bound)",
+              len(b_share) == 1 and not b_share[0].startswith("ONE THREAD") and
+              bv[-1].startswith("in place passed"), str(bv))
         big_status, big_out, big_v = said("course", 3, "70001")
         check("the judge: the course's part passes the in-place battery, and is right at the "
               "n > 2^31 path's small n; its work sharing is " +
