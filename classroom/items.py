@@ -286,49 +286,74 @@ def in_place(cfg, it, h, envs, sb, seed, work_sharing):
         it["output"] = "\n".join(lines + ([f"the first failure ({label}):"] if label else []) +
                                  [excerpt(out), f"(exit status {status})"])
     if work_sharing is not None:
-        one = [v for share in shares for v in share if v.startswith("ONE THREAD:")]
-        odd = [k for k, share in enumerate(shares) if len(share) != 1]
-        if any("tampering with the grader's timing" in v for v in one):
-            # the judge's CPUs, nice value or limits changed (S02, S08 of the fourth gaming
-            # review): only the program's own processes can do that
-            work_sharing["instructor"] = (
-                "tampering: the part changed the grader's judge while it ran (" +
-                next(v for v in one if "tampering" in v)[len("ONE THREAD: "):] +
-                "); the work-sharing gate failed: read the part")
-        if one:
-            work_sharing.update(status_gate="failed", output=one[0][len("ONE THREAD: "):] +
-                                "\nThe threaded variant must share the scan among its threads: "
-                                "the self-test, in place and hidden vectors score 0 (45 of 60 "
-                                "points).")
-        elif odd:
-            work_sharing.update(status_gate="failed", output=(
-                f"the harness's verdict on the work sharing is missing or repeated in the run "
-                f"{envs[odd[0]][0]}: a run must end as the harness ends it, without the output "
-                f"of its verdicts lost or added to (scored as threads that do not share the work)"))
-        elif not any(v.startswith("threads shared") for share in shares for v in share) and \
-                any(v.startswith("work sharing not decided here") for s in shares for v in s):
-            # the judge could not time the part here, and the program's own witnesses cannot
-            # say "shared" (review 3, #2): not run here, the item partial, no deduction
-            # (instructor review 3, #1: the student reads what happens, the judge's reasons and
-            # the advice go to the instructor)
-            said = next(v for s in shares for v in s if v.startswith("work sharing not decided"))
+        judge_work_sharing(shares, envs, work_sharing)
+
+
+def judge_work_sharing(shares, envs, work_sharing):
+    """Chapter 01's work-sharing gate into `work_sharing` (its item) from the harness's verdicts
+    on the work sharing, one list per run of `envs` (label, environment): failed where a run
+    says one thread did the scan or a verdict is missing or repeated, passed where the judge's
+    timing says shared, else partial (not decided here: the student and the instructor told
+    why) or not checked."""
+    one = [v for share in shares for v in share if v.startswith("ONE THREAD:")]
+    odd = [k for k, share in enumerate(shares) if len(share) != 1]
+    if any("tampering with the grader's timing" in v for v in one):
+        # the judge's CPUs, nice value or limits changed (S02, S08 of the fourth gaming
+        # review): only the program's own processes can do that
+        work_sharing["instructor"] = (
+            "tampering: the part changed the grader's judge while it ran (" +
+            next(v for v in one if "tampering" in v)[len("ONE THREAD: "):] +
+            "); the work-sharing gate failed: read the part")
+    if one:
+        work_sharing.update(status_gate="failed", output=one[0][len("ONE THREAD: "):] +
+                            "\nThe threaded variant must share the scan among its threads: "
+                            "the self-test, in place and hidden vectors score 0 (45 of 60 "
+                            "points).")
+    elif odd:
+        work_sharing.update(status_gate="failed", output=(
+            f"the harness's verdict on the work sharing is missing or repeated in the run "
+            f"{envs[odd[0]][0]}: a run must end as the harness ends it, without the output "
+            f"of its verdicts lost or added to (scored as threads that do not share the work)"))
+    elif not any(v.startswith("threads shared") for share in shares for v in share) and \
+            any(v.startswith("work sharing not decided here") for s in shares for v in s):
+        # the judge could not time the part here, and the program's own witnesses cannot
+        # say "shared" (review 3, #2): not run here, the item partial, no deduction
+        # (instructor review 3, #1: the student reads what happens, the judge's reasons and
+        # the advice go to the instructor)
+        undecided = [v[len("work sharing not decided here: "):] for s in shares for v in s
+                     if v.startswith("work sharing not decided here")]
+        # a run the judge timed, where the part gained too little beside the course's scan
+        # to call it shared (share_rule.h), says more than a run it could not time
+        slow = [v for v in undecided if v.startswith("too slow to tell: ")]
+        if slow:
             work_sharing.update(status_gate=None, partial=True, output=(
-                "not run here: the work sharing could not be decided on this machine (its timing "
-                "needs idle cores); your instructor decides it later, and no points are taken "
-                "for it now."), instructor=(
-                "work sharing not decided here: " + said[len("work sharing not decided here: "):]
-                + ". Grade it again with make grade-class on a machine with at least 8 idle "
-                "cores, or read the part."))
-        elif not any(v.startswith("threads shared") for share in shares for v in share):
-            # not a pass, not a failure: the output was not written (a stub); it scores 0 anyway
-            said = next((v for share in shares for v in share if "wrote too little" in v),
-                        "work sharing not checked: no run had threads to share the work")
-            work_sharing.update(status_gate=None, output="not checked: " +
-                                said[len("work sharing not checked: "):])
+                "not decided: your threaded variant gained over a serial scan, but less than "
+                "0.7 of what the course's own scan gained on the same threads ("
+                + slow[0][len("too slow to tell: "):].split("; the judge says")[0] +
+                "); your instructor decides it later, and no points are taken for it now."),
+                instructor=(
+                "work sharing not decided here: " + slow[0] + ". Read the part: an honest "
+                "but slow threaded scan lands here, and so does a serial scan whose other "
+                "threads pull its data into the cache (the second gaming review's T2 on a "
+                "crowded machine)."))
         else:
-            said = [v for share in shares for v in share if v.startswith("threads shared")]
-            work_sharing.update(status_gate="passed", output="passed: " + "\n".join(
-                v[len("threads shared the work: "):] for v in said))
+            work_sharing.update(status_gate=None, partial=True, output=(
+                "not run here: the work sharing could not be decided on this machine (its "
+                "timing needs idle cores); your instructor decides it later, and no points "
+                "are taken for it now."), instructor=(
+                "work sharing not decided here: " + undecided[0] + ". Grade it again with "
+                "make grade-class on a machine with 16 cores and nothing else running, or read "
+                "the part."))
+    elif not any(v.startswith("threads shared") for share in shares for v in share):
+        # not a pass, not a failure: the output was not written (a stub); it scores 0 anyway
+        said = next((v for share in shares for v in share if "wrote too little" in v),
+                    "work sharing not checked: no run had threads to share the work")
+        work_sharing.update(status_gate=None, output="not checked: " +
+                            said[len("work sharing not checked: "):])
+    else:
+        said = [v for share in shares for v in share if v.startswith("threads shared")]
+        work_sharing.update(status_gate="passed", output="passed: " + "\n".join(
+            v[len("threads shared the work: "):] for v in said))
 
 
 def hidden_file_run(b, cfg, made, sb, k, n, exclusive, in_place_, threads):

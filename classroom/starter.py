@@ -299,10 +299,12 @@ WORK_SHARING = ("Chapter 01: the threaded variant must share the scan among its 
                 "spent 75 % of the time, the self-test, in place and hidden vectors score 0 (45 "
                 "of 60 points), and your instructor is told. The grader also times your variant "
                 "on T threads against a serial scan: where the course's own two-pass scan gains "
-                "2x or more there, a variant that gains less than 1.15x scores the same 0. On a "
-                "machine without the idle cores for that timing (Gradescope's, for one) the work "
-                "sharing is not decided: your grade is partial, no points are taken for it, and "
-                "your instructor decides it later. Check it yourself on a machine with 4 idle cores: "
+                "2x or more there, a variant that gains less than 1.15x scores the same 0, and "
+                "one that gains less than 0.7 of the course's gain is left to your instructor "
+                "(no points taken; they read your code). On a machine without the idle cores "
+                "for that timing (Gradescope's, for one) the work sharing is not decided: your "
+                "grade is partial, no points are taken for it, and your instructor decides it "
+                "later. Check it yourself on a machine with 4 idle cores: "
                 "`OMP_NUM_THREADS=4 ./run` prints the `threads` row's time beside `serial`'s.")
 
 

@@ -42,6 +42,7 @@
 #include "data.h"
 #include "io.h"
 #include "selftest.h"
+#include "share_rule.h"
 #include "vector_gen.h"
 #include "verdict.h"
 
@@ -570,14 +571,6 @@ static int cmp_double(const void *a, const void *b)
     machine only adds time), and its speed-up is against the judge's own serial scan (a part's
     own one-thread time would be the part's to slow down). */
 #define TIMING_ROUNDS 7
-/** The yardstick must gain this much over the serial scan on T threads in its median round, or
-    the machine (its cores, its load) cannot tell a shared scan from a serial one: not judged. */
-#define YARD_MIN 2.0
-/** A part whose threaded variant gains less than this over the serial scan in its fastest
-    round, where the yardstick gained YARD_MIN or more in its median round, does not share the
-    work. */
-#define PART_MIN 1.15
-
 /** Rounds a run may lose (the program's threads ran while the judge timed its own scans) before
     the judge gives up timing it. */
 #define TIMING_VOID_MAX (2 * TIMING_ROUNDS)
@@ -846,8 +839,9 @@ static int timing_finding(char *why, size_t len)
     const double yard = serial / g_time.yard[0];
     /* the machine is judged quiet from the yardstick's median round, not its fastest: on a
        crowded machine one quiet round can give the yardstick its 2x while every round of the
-       part's was crowded (make test on the H200 once failed the course's own part; a
-       hypothesis, the cause was not seen) */
+       part's was crowded (make test on the H200 once failed the course's own part; on a crowded
+       H200 the course's part gained as little as 0.62 of the yardstick's fastest round, against
+       0.98 of its median round: docs/experiments/runs_2026-12-04e) */
     const double yard_median = serial / g_time.yard[TIMING_ROUNDS / 2];
     const double part = serial / g_time.part[0];
     if (getenv("GRADE_SHARE_DEBUG"))
@@ -860,17 +854,23 @@ static int timing_finding(char *why, size_t len)
     if (g_time.voided)
         snprintf(voided, sizeof voided, "; %d other round(s) void: the program's processes ran "
                  "while the judge timed its own scans", g_time.voided);
-    if (yard_median < YARD_MIN) {
+    const enum share_finding found = share_rule(yard_median, part);
+    if (found == SHARE_NOT_TIMED) {
         snprintf(why, len, "not timed here: on %d threads the course's own scan ran only %.2fx "
                  "as fast as one thread's serial scan (%.1f ms) in its median round (%.2fx in "
                  "its fastest); the judge needs %.1fx (a machine with %d idle cores)%s", T,
                  yard_median, 1e3 * serial, yard, YARD_MIN, T, voided);
         return -1;
     }
-    snprintf(why, len, "on %d threads the threaded variant ran %.2fx as fast as the judge's serial "
-             "scan (%.1f ms) in its fastest round, the course's own scan %.2fx (%.2fx in its "
-             "median round)%s", T, part, 1e3 * serial, yard, yard_median, voided);
-    return part < PART_MIN;
+    char slow[96] = "";
+    if (found == SHARE_TOO_SLOW)
+        snprintf(slow, sizeof slow, "; the judge says shared from %.1f of the course's gain",
+                 PART_OF_YARD);
+    snprintf(why, len, "%son %d threads the threaded variant ran %.2fx as fast as the judge's "
+             "serial scan (%.1f ms) in its fastest round, the course's own scan %.2fx (%.2fx in "
+             "its median round)%s%s", found == SHARE_TOO_SLOW ? "too slow to tell: " : "", T,
+             part, 1e3 * serial, yard, yard_median, voided, slow);
+    return found == SHARE_TOO_SLOW ? -1 : found == SHARE_ONE_THREAD;
 }
 
 /** Does case `c` match the plan's entry? */

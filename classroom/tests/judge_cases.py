@@ -13,8 +13,9 @@ harness as the grader links it and run through the grader's sandbox with a fresh
   - T6 at a small n (its n > 2^31 test lowered to n > 60000): a forged "big: ... right" and
     _exit(0) before any check: the judge says WRONG;
   - T2 (a serial scan whose other threads touch their pages, spin and rewrite them): wherever the
-    judge could time it (a machine with idle cores), it is flagged; on a small or busy machine the
-    judge says it could not time it (docs/instructor.md);
+    judge could time it (a machine with idle cores), it is flagged or, helped by its threads on a
+    busy machine, too slow to tell; on a small or busy machine the judge says it could not time it
+    (docs/instructor.md); never shared;
   - the third gaming review (cheats/G3*.body): C_selfkill, a wrong part that SIGKILLs itself in
     the harness, fails (never "interrupted"), and the grader notes the kill; B_boxclaim, a serial
     scan whose grandchild rewrites the witnesses' claim in the judge's box to "shared", is not
@@ -34,8 +35,12 @@ harness as the grader links it and run through the grader's sandbox with a fresh
     pins the judge's worker threads to one CPU (R5A) fails as tampering.
 Where the judge cannot time the threaded variant (fewer than 3 CPUs), no run is "shared": the
 course's part says "not decided here".
+Two checks need no run: the judge's rule (share_rule.h) on the timings an H200 gave the course's
+part and T2 (docs/experiments/runs_2026-12-04e), and what the student and the instructor read of
+its verdicts (items.judge_work_sharing()).
 """
 import concurrent.futures
+import csv
 import os
 import subprocess
 import time
@@ -128,6 +133,69 @@ def default_threads(kit, tmp, check, sb):
                        in said), said[-500:])
 
 
+def replay_rule(kit, tmp, check):
+    """The judge's rule (share_rule.h) on the timings an H200 gave the course's part and T2
+    (docs/experiments/runs_2026-12-04e: share_timing.py idle and beside load, and grade-class
+    in make test): the course's part never flagged, T2 never shared, each decided somewhere."""
+    exe = os.path.join(tmp, "share_rule_replay")
+    r = subprocess.run(["gcc", "-std=c11", "-O2", "-I" + os.path.join(kit.KIT, "grader"),
+                        os.path.join(HERE, "share_rule_replay.c"), "-o", exe],
+                       capture_output=True, text=True)
+    runs_dir = os.path.join(kit.ROOT, "docs", "experiments", "runs_2026-12-04e")
+    rows = [row for f in sorted(os.listdir(runs_dir)) if f.endswith(".csv")
+            for row in csv.DictReader(open(os.path.join(runs_dir, f))) if row["yard_median"]]
+    said = subprocess.run([exe], input="".join(f"{row['yard_median']} {row['part_best']}\n"
+                                               for row in rows),
+                          capture_output=True, text=True).stdout.split() if not r.returncode else []
+    found = {case: [int(f) for row, f in zip(rows, said) if row["case"] == case]
+             for case in ("course", "T2")}
+    counts = {case: {k: v.count(k) for k in (1, 0, -1, -2)} for case, v in found.items()}
+    check(f"the judge's rule (share_rule.h) on {len(rows)} kept H200 timings: the course's part "
+          f"never flagged, T2 (a serial scan helped by its threads) never shared, and each "
+          f"decided at least once", r.returncode == 0 and len(said) == len(rows) and
+          1 not in found["course"] and 0 in found["course"] and
+          0 not in found["T2"] and 1 in found["T2"],
+          f"{r.stderr[-400:]} findings (1 flagged, 0 shared, -1 not timed, -2 too slow): {counts}")
+
+
+def share_texts(kit, check):
+    """What the student and the instructor read of the judge's verdicts on the work sharing
+    (items.judge_work_sharing()), on verdicts as the harness writes them."""
+    import items  # noqa: E402
+    harness = open(os.path.join(kit.KIT, "grader", "harness_cpu.c")).read()
+    not_timed = ("work sharing not decided here: not timed here: on 3 threads the course's own "
+                 "scan ran only 0.94x as fast as one thread's serial scan (2.4 ms) in its median "
+                 "round (1.00x in its fastest); the judge needs 2.0x (a machine with 3 idle cores)")
+    slow = ("work sharing not decided here: too slow to tell: on 7 threads the threaded variant "
+            "ran 1.21x as fast as the judge's serial scan (15.5 ms) in its fastest round, the "
+            "course's own scan 3.38x (2.43x in its median round); the judge says shared from "
+            "0.7 of the course's gain (the program's own witnesses saw no one thread do the "
+            "scan, but they run in its process, where a part can fool them)")
+    shared = ("threads shared the work: on 7 threads the threaded variant ran 2.92x as fast as "
+              "the judge's serial scan (7.1 ms) in its fastest round, the course's own scan "
+              "2.53x (2.33x in its median round)")
+    envs = [("OMP_NUM_THREADS=3", {}), ("OMP_NUM_THREADS=4", {}), ("OMP_NUM_THREADS=7", {})]
+    found = {}
+    for name, last in (("slow", slow), ("not timed", not_timed), ("shared", shared)):
+        found[name] = {}
+        items.judge_work_sharing([[not_timed], [not_timed], [last]], envs, found[name])
+    s, n, p = found["slow"], found["not timed"], found["shared"]
+    check("the work sharing's texts: a part the judge timed and found too slow beside the "
+          "course's scan is partial, no deduction, the student told its timings and the "
+          "instructor to read the part; one it could not time says so; a shared one passes",
+          s.get("partial") and s.get("status_gate") is None and
+          s["output"].startswith("not decided: your threaded variant gained") and
+          "1.21x" in s["output"] and "judge says" not in s["output"] and
+          "Read the part" in s["instructor"] and
+          n.get("partial") and n["output"].startswith("not run here") and
+          "16 cores" in n["instructor"] and
+          p.get("status_gate") == "passed" and "2.92x" in p["output"] and
+          # the harness writes the words these texts are cut at (the judge cannot reach its
+          # "too slow" on fewer than 3 idle CPUs, so the kit's test gives the verdict here)
+          all(w in harness for w in ('"too slow to tell: "', '"; the judge says shared from %.1f',
+                                     '"work sharing not decided here: %s')), str(found))
+
+
 def main(kit, tmp, check, full=False):
     """The quick tier's cases; `full` (test_kit.py --all) adds the third gaming review's parts
     that start processes, probe the judge or stop it (G3B, G3A, G3P, G3S: about 10 s more)."""
@@ -143,6 +211,8 @@ def main(kit, tmp, check, full=False):
     check("the judge: chapter 01's harness builds", r.returncode == 0, r.stderr[-800:])
     if r.returncode:
         return
+    replay_rule(kit, tmp, check)
+    share_texts(kit, check)
     body = {n: open(os.path.join(HERE, "cheats", n + ".body")).read()
             for n in ("T1b_token_getenv", "T5_forge_exit", "T6_big_forge", "T2_touch_rewrite_spin",
                       "G3C_selfkill", "G4S02_affinity") +
