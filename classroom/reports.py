@@ -61,10 +61,7 @@ def result(folder, number, items, gates, notes, instructor, verdict, gpu, start,
                 i["score"] < i["max_score"]]
         verdict.append(("points lost: " + ", ".join(lost)) if lost else "ok")
     if partial:
-        verdict.append("partial: " + ", ".join(short(i) for i in items if i["status"] != "graded")
-                       + " " + ("not run here" if all(i["status"] == "partial" for i in items
-                                                       if i["status"] != "graded")
-                                else "not graded"))
+        verdict.append(partial_verdict(items))
     tests = []
     for i in items:
         t = {k: i[k] for k in ("name", "score", "max_score", "output", "visibility")}
@@ -89,6 +86,28 @@ def result(folder, number, items, gates, notes, instructor, verdict, gpu, start,
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(out, f, indent=2)
     return out
+
+
+def too_slow(i):
+    """Is item `i` chapter 01's work sharing, timed by the judge but too slow to tell
+    (items.judge_work_sharing())?"""
+    return i["status"] == "partial" and i["output"].startswith("not decided: ")
+
+
+def partial_verdict(items):
+    """grades.csv's word on a partial grade: which items wait, and why (a part too slow to tell
+    is to be read, not graded again: instructor review 0412h, I-8)."""
+    waiting = [i for i in items if i["status"] != "graded"]
+    slow = [i for i in waiting if too_slow(i)]
+    rest = [i for i in waiting if i not in slow]
+    said = []
+    if rest:
+        said.append(", ".join(short(i) for i in rest) + " " +
+                    ("not run here" if all(i["status"] == "partial" for i in rest)
+                     else "not graded"))
+    if slow:
+        said.append(", ".join(short(i) for i in slow) + " too slow to tell (read the part)")
+    return "partial: " + "; ".join(said)
 
 
 def partial_text(items, gpu):
@@ -122,7 +141,10 @@ def partial_text(items, gpu):
     # the work sharing ran, but could not be decided here (instructor review 3, #1 (d))
     undecided = [i for i in here if i["name"].startswith("threads")]
     here = [i for i in here if i not in undecided]
-    if undecided:
+    if any(too_slow(i) for i in undecided):
+        said.append("your threaded variant was timed, but gained too little beside the course's "
+                    "own to call the work shared; your instructor reads it")
+    elif undecided:
         said.append("the work sharing could not be decided on this grading machine")
     if here:
         said.append(f"a case of {', '.join(short(i) for i in here)} could not run on this "

@@ -13,9 +13,8 @@ harness as the grader links it and run through the grader's sandbox with a fresh
   - T6 at a small n (its n > 2^31 test lowered to n > 60000): a forged "big: ... right" and
     _exit(0) before any check: the judge says WRONG;
   - T2 (a serial scan whose other threads touch their pages, spin and rewrite them): wherever the
-    judge could time it (a machine with idle cores), it is flagged or, helped by its threads on a
-    busy machine, too slow to tell; on a small or busy machine the judge says it could not time it
-    (docs/instructor.md); never shared;
+    judge decides (the course's scan gains 2x), it is flagged or not decided; elsewhere the judge
+    says it could not time it (docs/instructor.md); never shared;
   - the third gaming review (cheats/G3*.body): C_selfkill, a wrong part that SIGKILLs itself in
     the harness, fails (never "interrupted"), and the grader notes the kill; B_boxclaim, a serial
     scan whose grandchild rewrites the witnesses' claim in the judge's box to "shared", is not
@@ -136,7 +135,9 @@ def default_threads(kit, tmp, check, sb):
 def replay_rule(kit, tmp, check):
     """The judge's rule (share_rule.h) on the timings an H200 gave the course's part and T2
     (docs/experiments/runs_2026-12-04e: share_timing.py idle and beside load, and grade-class
-    in make test): the course's part never flagged, T2 never shared, each decided somewhere."""
+    in make test): the course's part never flagged, T2 never shared, and the findings as many
+    as when the thresholds were set from these timings (a change of the rule shows here; the
+    timings cannot test thresholds chosen from them)."""
     exe = os.path.join(tmp, "share_rule_replay")
     r = subprocess.run(["gcc", "-std=c11", "-O2", "-I" + os.path.join(kit.KIT, "grader"),
                         os.path.join(HERE, "share_rule_replay.c"), "-o", exe],
@@ -144,57 +145,78 @@ def replay_rule(kit, tmp, check):
     runs_dir = os.path.join(kit.ROOT, "docs", "experiments", "runs_2026-12-04e")
     rows = [row for f in sorted(os.listdir(runs_dir)) if f.endswith(".csv")
             for row in csv.DictReader(open(os.path.join(runs_dir, f))) if row["yard_median"]]
-    said = subprocess.run([exe], input="".join(f"{row['yard_median']} {row['part_best']}\n"
-                                               for row in rows),
-                          capture_output=True, text=True).stdout.split() if not r.returncode else []
+    said = subprocess.run([exe], input="".join(
+        f"{row['threads']} {row['yard_median']} {row['part_best']}\n" for row in rows),
+        capture_output=True, text=True).stdout.split() if not r.returncode else []
     found = {case: [int(f) for row, f in zip(rows, said) if row["case"] == case]
              for case in ("course", "T2")}
-    counts = {case: {k: v.count(k) for k in (1, 0, -1, -2)} for case, v in found.items()}
+    counts = {case: {k: v.count(k) for k in (1, 0, -1, -2, -3) if k in v}
+              for case, v in found.items()}
+    # 1 flagged, 0 shared, -1 not timed, -2 too slow to tell, -3 too few threads to tell
+    expected = {"course": {0: 15, -1: 42, -3: 6}, "T2": {1: 11, -1: 42, -2: 3, -3: 1}}
     check(f"the judge's rule (share_rule.h) on {len(rows)} kept H200 timings: the course's part "
-          f"never flagged, T2 (a serial scan helped by its threads) never shared, and each "
-          f"decided at least once", r.returncode == 0 and len(said) == len(rows) and
-          1 not in found["course"] and 0 in found["course"] and
-          0 not in found["T2"] and 1 in found["T2"],
-          f"{r.stderr[-400:]} findings (1 flagged, 0 shared, -1 not timed, -2 too slow): {counts}")
+          f"never flagged, T2 (a serial scan) never shared, and each finding as often as when "
+          f"the thresholds were set", r.returncode == 0 and len(said) == len(rows) and
+          1 not in found["course"] and 0 not in found["T2"] and counts == expected,
+          f"{r.stderr[-400:]} findings (1 flagged, 0 shared, -1 not timed, -2 too slow, -3 too "
+          f"few threads): {counts}, expected {expected}")
 
 
 def share_texts(kit, check):
     """What the student and the instructor read of the judge's verdicts on the work sharing
-    (items.judge_work_sharing()), on verdicts as the harness writes them."""
+    (items.judge_work_sharing()), on verdicts written in the harness's format (its words are
+    checked in harness_cpu.c; no run here reaches "too slow to tell": the judge does not decide
+    on fewer than 3 idle CPUs), and which run's verdict wins when the runs of 3, 4 and 7 threads
+    disagree."""
     import items  # noqa: E402
     harness = open(os.path.join(kit.KIT, "grader", "harness_cpu.c")).read()
+    witnesses = (" (the program's own witnesses saw no one thread do the scan, but they run in "
+                 "its process, where a part can fool them)")
     not_timed = ("work sharing not decided here: not timed here: on 3 threads the course's own "
                  "scan ran only 0.94x as fast as one thread's serial scan (2.4 ms) in its median "
-                 "round (1.00x in its fastest); the judge needs 2.0x (a machine with 3 idle cores)")
+                 "round (1.00x in its fastest); the judge needs 2.0x (more idle cores than this "
+                 "machine gave it)" + witnesses)
+    few = ("work sharing not decided here: too few threads to tell: on 4 threads the threaded "
+           "variant ran 1.41x as fast as the judge's serial scan (11.8 ms) in its fastest round, "
+           "the course's own scan 2.14x (2.01x in its median round); the judge says 'shared' only "
+           "on 7 threads or more" + witnesses)
     slow = ("work sharing not decided here: too slow to tell: on 7 threads the threaded variant "
             "ran 1.21x as fast as the judge's serial scan (15.5 ms) in its fastest round, the "
-            "course's own scan 3.38x (2.43x in its median round); the judge says shared from "
-            "0.7 of the course's gain (the program's own witnesses saw no one thread do the "
-            "scan, but they run in its process, where a part can fool them)")
+            "course's own scan 3.38x (2.43x in its median round); 'shared' needs 1.70x (0.7 of "
+            "the course's own scan's gain in its median round)" + witnesses)
     shared = ("threads shared the work: on 7 threads the threaded variant ran 2.92x as fast as "
               "the judge's serial scan (7.1 ms) in its fastest round, the course's own scan "
               "2.53x (2.33x in its median round)")
-    envs = [("OMP_NUM_THREADS=3", {}), ("OMP_NUM_THREADS=4", {}), ("OMP_NUM_THREADS=7", {})]
+    flagged = ("ONE THREAD: on 4 threads the threaded variant ran 0.99x as fast as the judge's "
+               "serial scan (9.4 ms) in its fastest round, the course's own scan 2.73x (2.53x in "
+               "its median round) (the judge's timing)")
+    envs = [(f"OMP_NUM_THREADS={t}", {}) for t in (3, 4, 7)]
     found = {}
-    for name, last in (("slow", slow), ("not timed", not_timed), ("shared", shared)):
+    for name, runs_said in (("slow", (not_timed, few, slow)), ("not timed", (not_timed, few,
+                                                                               not_timed)),
+                            ("shared", (not_timed, few, shared)),
+                            ("flagged and shared", (not_timed, flagged, shared)),
+                            ("slow and shared", (not_timed, slow, shared))):
         found[name] = {}
-        items.judge_work_sharing([[not_timed], [not_timed], [last]], envs, found[name])
+        items.judge_work_sharing([[v] for v in runs_said], envs, found[name])
     s, n, p = found["slow"], found["not timed"], found["shared"]
     check("the work sharing's texts: a part the judge timed and found too slow beside the "
           "course's scan is partial, no deduction, the student told its timings and the "
-          "instructor to read the part; one it could not time says so; a shared one passes",
+          "threshold, the instructor to read the part; one it could not decide says so (the "
+          "instructor's note from the run of most threads); a shared one passes; a run that "
+          "flags fails the part whatever the others say, and one shared run passes it",
           s.get("partial") and s.get("status_gate") is None and
-          s["output"].startswith("not decided: your threaded variant gained") and
-          "1.21x" in s["output"] and "judge says" not in s["output"] and
-          "Read the part" in s["instructor"] and
+          s["output"].startswith("not decided: on 7 threads your threaded variant ran 1.21x") and
+          "from 1.70x, 0.7 of the 2.43x" in s["output"] and "witnesses" not in s["output"] and
+          "read the part" in s["instructor"] and
           n.get("partial") and n["output"].startswith("not run here") and
-          "16 cores" in n["instructor"] and
+          "on 3 threads" in n["instructor"] and "Regrade it on a quiet" in n["instructor"] and
           p.get("status_gate") == "passed" and "2.92x" in p["output"] and
-          # the harness writes the words these texts are cut at (the judge cannot reach its
-          # "too slow" on fewer than 3 idle CPUs, so the kit's test gives the verdict here)
-          all(w in harness for w in ('"too slow to tell: "', '"; the judge says shared from %.1f',
+          found["flagged and shared"].get("status_gate") == "failed" and
+          found["slow and shared"].get("status_gate") == "passed" and
+          all(w in harness for w in ('"too slow to tell: "', "'shared' needs %.2fx (%.1f of the "
+                                     "course's own scan's gain", '"too few threads to tell: on',
                                      '"work sharing not decided here: %s')), str(found))
-
 
 def main(kit, tmp, check, full=False):
     """The quick tier's cases; `full` (test_kit.py --all) adds the third gaming review's parts

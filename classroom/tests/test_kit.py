@@ -290,8 +290,9 @@ def starters(tmp):
           "work-sharing rule", "What your parts may use" in assignment and "make precheck CH=N"
           in assignment and "`printf`" in assignment and "not written" in assignment and
            "share the scan among its threads" in assignment and
-           "less than 1.15x scores the same 0" in assignment and
-           "your grade is partial, no points are taken" in assignment and
+           "below 1.15x your variant loses the same 45 points" in assignment and
+           "from 1.15x to 0.7 of the course's speed-up it is not decided" in assignment and
+           "no points are taken and your instructor decides later" in assignment and
            "`#pragma omp` and `#pragma unroll`" in assignment, assignment[-1500:])
     table = [l for l in assignment.splitlines() if l.startswith("| `")]
     check("week 1's ASSIGNMENT.md names only its own chapters (no --stress of 06 and 07, no "
@@ -542,8 +543,8 @@ def reports_and_class(tmp, course):
         undecided = gate_of(full, "threads") is None and \
             full["extra_data"]["status"][share_name] == "partial" and \
             "not run here: the work sharing could not be decided on this machine" in seen and \
-            "can fool" not in seen and "Grade it again" not in seen and \
-            any(n.startswith("work sharing not decided here: ") and "Grade it again" in n
+            "can fool" not in seen and "Regrade" not in seen and \
+            any(n.startswith("work sharing not decided here: ") and "Regrade it on a quiet" in n
                 for n in full["extra_data"]["instructor_notes"])
         check("grade: chapter 01 unchanged scores 60 of 60, the honesty gate passed, the work "
               "sharing passed (" + ("" if len(os.sched_getaffinity(0)) >= 3 else "never here, "
@@ -978,6 +979,17 @@ def partial_texts():
                                  "not run here: work sharing not decided here: not timed here"),
                                  it("hidden vectors", "partial", "not run here: the n > 2^31 "
                                     "case (GRADE_MAX_N=70000 limits the sizes)")], (False, ""))
+    slow_item = it("threads share the work", "partial", "not decided: on 7 threads your "
+                   "threaded variant ran 1.21x as fast as a serial scan")
+    slow = reports.partial_text([it("build", "graded"), slow_item], (False, ""))
+    slow_row = reports.partial_verdict([it("build", "graded"), slow_item])
+    check("partial grades say what is true: a work sharing timed and too slow to tell is not "
+          "blamed on the machine, and grades.csv says to read the part",
+          "could not be decided" not in slow and "gained too little" in slow and
+          slow_row == "partial: threads share the work too slow to tell (read the part)" and
+          reports.partial_verdict([it("build", "graded"), it("threads share the work",
+                                   "partial", "not run here: x")]) ==
+          "partial: threads share the work not run here", slow + "\n" + slow_row)
     check("partial grades say what is true: without a GPU 'working parts from wrong ones'; a "
           "case left out by GRADE_MAX_N was capped, not 'could not run on this machine'; the "
           "work sharing not decided on this machine is not said to be capped",

@@ -107,6 +107,7 @@ def main():
         w.writerows(rows)
     kinds = (("flagged", "ONE THREAD"), ("shared", "threads shared"),
              ("too slow to tell", "work sharing not decided here: too slow to tell"),
+             ("too few threads", "work sharing not decided here: too few threads to tell"),
              ("not timed", "work sharing not decided"), ("other", ""))
 
     def kind(verdict):  # the first kind whose words begin the verdict
