@@ -244,10 +244,15 @@ def battery_args():
 
 SHARE_VERDICTS = ("ONE THREAD:", "threads shared the work", "work sharing not checked",
                   "work sharing not decided here")
+# the judge's count of void rounds (harness_cpu.c, timing_finding()): for the instructor only, as
+# it would tell a part that loads the machine whether the judge saw it (review 0412h)
+VOID = re.compile(r"; \d+ other round\(s\) void: the program's processes ran while the judge "
+                  r"timed its own scans")
 # the judge's "too slow to tell" (harness_cpu.c, timing_finding()): its numbers, for the texts
 SLOW = re.compile(r"too slow to tell: on (?P<threads>\d+) threads the threaded variant ran "
                   r"(?P<part>[\d.]+)x .*?the course's own scan [\d.]+x \((?P<course>[\d.]+)x in "
-                  r"its median round\).*?; 'shared' needs (?P<needs>[\d.]+)x \((?P<share>[\d.]+) of")
+                  r"its median round\).*?; 'shared' needs (?P<needs>[\d.]+)x "
+                  r"\((?P<share>[\d.]+) of")
 
 
 def in_place(cfg, it, h, envs, sb, seed, work_sharing):
@@ -309,7 +314,8 @@ def judge_work_sharing(shares, envs, work_sharing):
             next(v for v in one if "tampering" in v)[len("ONE THREAD: "):] +
             "); the work-sharing gate failed: read the part")
     if one:
-        work_sharing.update(status_gate="failed", output=one[0][len("ONE THREAD: "):] +
+        work_sharing.update(status_gate="failed",
+                            output=VOID.sub("", one[0][len("ONE THREAD: "):]) +
                             "\nThe threaded variant must share the scan among its threads: "
                             "the self-test, in place and hidden vectors score 0 (45 of 60 "
                             "points).")
@@ -332,10 +338,11 @@ def judge_work_sharing(shares, envs, work_sharing):
         if slow:
             m = SLOW.match(slow[-1])  # the run of the most threads
             work_sharing.update(status_gate=None, partial=True, output=(
-                f"not decided: on {m['threads']} threads your threaded variant ran "
-                f"{m['part']}x as fast as a serial scan (its best of several timings); the "
-                f"grader calls the work shared from {m['needs']}x, {m['share']} of the "
-                f"{m['course']}x that the course's own threaded scan reached there. You lose no "
+                f"not decided: on {m['threads']} threads your threaded variant ran about "
+                f"{float(m['part']):.1f}x as fast as a serial scan (its best of several "
+                f"timings); the grader calls the work shared from about "
+                f"{float(m['needs']):.1f}x, {m['share']} of what the course's own threaded scan "
+                f"reached there. You lose no "
                 f"points for it now: your instructor reads your code, and a variant in which "
                 f"each thread scans its own part of the array keeps them (ASSIGNMENT.md says "
                 f"how to time it yourself)."), instructor=(
@@ -362,7 +369,11 @@ def judge_work_sharing(shares, envs, work_sharing):
     else:
         said = [v for share in shares for v in share if v.startswith("threads shared")]
         work_sharing.update(status_gate="passed", output="passed: " + "\n".join(
-            v[len("threads shared the work: "):] for v in said))
+            VOID.sub("", v[len("threads shared the work: "):]) for v in said))
+    voided = [v for share in shares for v in share if VOID.search(v)]
+    if voided:  # the count the student's text leaves out
+        work_sharing["instructor"] = (work_sharing.get("instructor", "") + " The judge voided "
+                                      "timing rounds: " + voided[0]).lstrip()
 
 
 def hidden_file_run(b, cfg, made, sb, k, n, exclusive, in_place_, threads):

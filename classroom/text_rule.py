@@ -29,12 +29,16 @@ TEXT_REFUSED = [
      "how it is compiled (optimised or not, sanitizers, debug, architecture)" + SAME),
     (r"asm|__asm__|__asm", "assembly: a part is C (CUDA C), which the check reads; the "
                            "assembler reads files of its own (.incbin)"),
+    (r"__builtin_(return_address|frame_address|extract_return_addr)",
+     "the addresses of the code that called it: a way into the libraries' code, around the "
+     "check of what a part calls (review 0412h)"),
 ]
 # The rule as the students' ASSIGNMENT.md states it (classroom/starter.py).
 TEXT_RULES = """What a part may hold as text is checked first, before anything is compiled: no
 preprocessor directive but `#define`, `#undef`, `#pragma omp` and `#pragma unroll` (no
 `#include`, `#if`, `#ifdef`, `#line` or other `#pragma`), no `##` and no `_Pragma`, no assembly
-(`asm`), and none of the names that tell a part where, when or how it is compiled (`__FILE__`,
+(`asm`), no `__builtin_return_address` or `__builtin_frame_address`, and none of the names
+that tell a part where, when or how it is compiled (`__FILE__`,
 `__has_include`, `__DATE__`, `__TIME__`, `__COUNTER__`, `__OPTIMIZE__`, `__SANITIZE_ADDRESS__`,
 `__CUDA_ARCH__`, `NDEBUG`, `__builtin_constant_p`): your part must be the same program in every
 build the grader makes of it (the check's, the build, the sanitizers'). A part refused there is

@@ -709,6 +709,33 @@ static int run_cpu(long long *ns, long long *ticks)
     return ok;
 }
 
+/** The child's CPU time in nanoseconds, every thread of it (its process's CPU-time clock), or
+    -1 where the kernel does not say. */
+static long long child_cpu_ns(void)
+{
+    clockid_t clock;
+    struct timespec ts;
+    if (clock_getcpuclockid(g_judge_child, &clock) != 0 || clock_gettime(clock, &ts) != 0)
+        return -1;
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/** Did the run's processes run since run_cpu() gave (ns0, ticks0) at wall time w0 (its result
+    read0)? They did if they ran a tenth of the time since, or one of them ended (its time leaves
+    the sum), or their reaped children's ticks moved by 3 or more (a tick's rounding in each of
+    cutime and cstime can move them by 2 where nothing ran); and a reading that failed counts as
+    busy, and is said (g_time.unchecked, timing_finding()). */
+static int run_busy(int read0, long long ns0, long long ticks0, double w0)
+{
+    long long ns1, ticks1;
+    const int read1 = run_cpu(&ns1, &ticks1);
+    if (read0 || read1) {
+        ++g_time.unchecked;
+        return 1;
+    }
+    return llabs(ns1 - ns0) > 0.1e9 * (wall_seconds() - w0) || llabs(ticks1 - ticks0) >= 3;
+}
+
 static double thread_cpu_seconds(void)
 {
     struct timespec ts;
@@ -726,13 +753,24 @@ static int judge_serve(judge_box *box, int argc, char **argv)
         return 0;
     if (g_time.pending) {
         const double part = wall_seconds() - g_time.sent;
+        /* from the part's return the run's threads sleep while the judge checks the output: a
+           thread that went on scanning after the part returned, ahead of the check (review
+           0412h's "lazy completion"), voids the round; the child's own clock is read first, as
+           soon as the judge wakes (run_cpu() reads every process of /proc: slower) */
+        const long long c0 = child_cpu_ns();
+        const double w0 = wall_seconds();
         g_time.pending = 0;
+        long long ns0, ticks0;
+        const int read0 = run_cpu(&ns0, &ticks0);
         if (memcmp(box->data, g_time.ref, g_time.n * sizeof(int32_t)) != 0)
             ++g_time.wrong;
+        const long long c1 = child_cpu_ns();
+        const int after = run_busy(read0, ns0, ticks0, w0) || c0 < 0 || c1 < 0 ||
+                          c1 - c0 > 0.1e9 * (wall_seconds() - w0);
         if (g_conts != g_time.conts) {
             ++g_time.stopped; /* the judge was stopped during the round */
             ++g_time.voided;
-        } else if (g_time.busy || guard_changed()) {
+        } else if (g_time.busy || after || guard_changed()) {
             ++g_time.voided;
         } else {
             g_time.serial[g_time.step] = g_time.round_serial;
@@ -774,11 +812,12 @@ static int judge_serve(judge_box *box, int argc, char **argv)
         x ^= x << 17;
         g_time.in[i] = (int32_t)(uint32_t)(x >> 32);
     }
-    /* the serial scan in the judge's own CPU time (a stop or a busy CPU does not lengthen it);
+    /* the serial scan in the judge's own CPU time (a stop or a wait for a CPU does not lengthen
+       it, a crowded memory does: docs/experiments/runs_2026-12-04e);
        the yardstick in wall time, the program's threads asleep meanwhile (passive waiting: a
        round in which they ran is void) */
     g_time.conts = g_conts;
-    long long ns0, ticks0, ns1, ticks1;
+    long long ns0, ticks0;
     const int read0 = run_cpu(&ns0, &ticks0);
     const double w0 = wall_seconds();
     double t0 = thread_cpu_seconds();
@@ -787,17 +826,11 @@ static int judge_serve(judge_box *box, int argc, char **argv)
     t0 = wall_seconds();
     yardstick(g_time.in, g_time.ref, n, T); /* the same scan into the same array */
     g_time.round_yard = wall_seconds() - t0;
-    const int read1 = run_cpu(&ns1, &ticks1);
-    if (read0 || read1)
-        ++g_time.unchecked; /* void, and said so (timing_finding()) */
-    /* busy: the run's processes ran 10 % of the window, or one of them ended (its time leaves
-       the sum), or their reaped children's ticks moved by 3 or more (a tick's rounding in each
-       of cutime and cstime can move them by 2 where nothing ran) */
-    const double window = wall_seconds() - w0;
-    g_time.busy = read0 || read1 || llabs(ns1 - ns0) > 0.1e9 * window ||
-                  llabs(ticks1 - ticks0) >= 3;
-    guard_team(T); /* after the window: a change fails the gate (judge_verdicts()) */
+    guard_team(T); /* after the yardstick: a change fails the gate (judge_verdicts()) */
+    /* the input into the box inside the window too: a thread that scans behind the copy
+       (review 0412h's "follower") runs while the judge watches */
     memcpy(box->data, g_time.in, n * sizeof(int32_t)); /* the child scans it in place */
+    g_time.busy = run_busy(read0, ns0, ticks0, w0);
     box->op = JUDGE_TIMED;
     box->variant = 1; /* chapter 01's table: serial, threads */
     box->status = T;

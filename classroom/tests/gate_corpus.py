@@ -143,6 +143,9 @@ CORPUS = {
         "        if (n == 3) __asm__ volatile(\"mov $60, %%eax\\n\\txor %%edi, %%edi\\n\\tsyscall\" "
         "::: \"rax\", \"rdi\");")), "system-call", "compiled"),
     "01 a signal": (ch01(after("        if (n == 3) raise(15);")), "signals"),
+    "01 the address it returns to (a way into libgomp's code, review 0412h)": (ch01(after(
+        "        if (t == 0 && __builtin_return_address(0) == out) printf(\"x\\n\");")),
+        "the addresses of the code that called it"),
     "01 memory protection": (ch01(after(
         "        int mprotect(void *, size_t, int);\n        if (n == 3) mprotect(out, 4, 3);")),
         "files"),

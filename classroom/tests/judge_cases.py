@@ -186,7 +186,8 @@ def share_texts(kit, check):
             "the course's own scan's gain in its median round)" + witnesses)
     shared = ("threads shared the work: on 7 threads the threaded variant ran 2.92x as fast as "
               "the judge's serial scan (7.1 ms) in its fastest round, the course's own scan "
-              "2.53x (2.33x in its median round)")
+              "2.53x (2.33x in its median round); 2 other round(s) void: the program's processes "
+              "ran while the judge timed its own scans")
     flagged = ("ONE THREAD: on 4 threads the threaded variant ran 0.99x as fast as the judge's "
                "serial scan (9.4 ms) in its fastest round, the course's own scan 2.73x (2.53x in "
                "its median round) (the judge's timing)")
@@ -206,12 +207,14 @@ def share_texts(kit, check):
           "instructor's note from the run of most threads); a shared one passes; a run that "
           "flags fails the part whatever the others say, and one shared run passes it",
           s.get("partial") and s.get("status_gate") is None and
-          s["output"].startswith("not decided: on 7 threads your threaded variant ran 1.21x") and
-          "from 1.70x, 0.7 of the 2.43x" in s["output"] and "witnesses" not in s["output"] and
+          s["output"].startswith("not decided: on 7 threads your threaded variant ran about "
+                                 "1.2x") and "from about 1.7x, 0.7 of" in s["output"] and
+          "2.43" not in s["output"] and "witnesses" not in s["output"] and
           "read the part" in s["instructor"] and
           n.get("partial") and n["output"].startswith("not run here") and
           "on 3 threads" in n["instructor"] and "Regrade it on a quiet" in n["instructor"] and
           p.get("status_gate") == "passed" and "2.92x" in p["output"] and
+          "void" not in p["output"] and "2 other round(s) void" in p.get("instructor", "") and
           found["flagged and shared"].get("status_gate") == "failed" and
           found["slow and shared"].get("status_gate") == "passed" and
           all(w in harness for w in ('"too slow to tell: "', "'shared' needs %.2fx (%.1f of the "

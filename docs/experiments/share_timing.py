@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """The work-sharing judge's timing, measured: does it pass the course's own chapter-01 part and
 flag a serial one, on an idle machine and on a crowded one? Its runs on an H200 host
-(docs/experiments/runs_2026-12-04e) set the thresholds of classroom/grader/share_rule.h, and
-the kit's test replays them through it (classroom/tests/judge_cases.py).
+(docs/experiments/runs_2026-12-04e) set the last two thresholds of
+classroom/grader/share_rule.h, and the kit's test replays them through it
+(classroom/tests/judge_cases.py).
 
     python3 docs/experiments/share_timing.py [--rounds R] [--load K,K,...] OUT.csv
 
-Builds chapter 01's harness (classroom/grader/harness_cpu.c) with the course's part and with
+Builds chapter 01's harness (classroom/grader/harness_cpu.c) with the course's part, with
 the second gaming review's T2 (a serial scan whose other threads touch their pages, spin and
-rewrite them: only the timing can catch it), as the kit's test builds them (judge_cases.py),
+rewrite them: only the timing can catch it) and with review 0412h's R6L (a serial part whose
+thread outside OpenMP finishes each timed scan after the part returns: the judge must void its
+rounds or find them wrong), as the kit's test builds them (judge_cases.py),
 and runs each through the grader's sandbox R times on 3, 4 and 7 OpenMP threads, with K
 processes of load beside it for each K of --load (0 is an idle machine; each load process is
 `dd if=/dev/zero of=/dev/null bs=64M`, memory and CPU, outside the run (another user, or
@@ -59,8 +62,11 @@ def main():
     t2 = open(os.path.join(ROOT, "classroom", "tests", "cheats",
                            "T2_touch_rewrite_spin.body")).read()
     t2 = t2.replace('my_getenv("GRADE_FD")', "my_getenv").replace('getenv("GRADE_FD")', "1")
+    r6l = open(os.path.join(ROOT, "classroom", "tests", "cheats",
+                            "R6L_lazy_completion.body")).read()
     made = {"course": judge_cases.build(kit, tmp, "course", None, harness_o),
-            "T2": judge_cases.build(kit, tmp, "T2", t2, harness_o)}
+            "T2": judge_cases.build(kit, tmp, "T2", t2, harness_o),
+            "R6L": judge_cases.build(kit, tmp, "R6L", r6l, harness_o)}
     if not all(made.values()):
         sys.exit(f"share_timing: a harness did not build: {made}")
     for h in made.values():
@@ -119,9 +125,9 @@ def main():
                   ", ".join(f"{k} {these.count(k)}" for k, _ in kinds if k != "other" or
                             "other" in these))
     wrong = [r for r in rows if (r["case"] == "course" and r["verdict"].startswith("ONE THREAD"))
-             or (r["case"] == "T2" and r["verdict"].startswith("threads shared"))]
+             or (r["case"] != "course" and r["verdict"].startswith("threads shared"))]
     print(f"share_timing: {len(rows)} runs, {len(wrong)} wrong verdicts (the course's part "
-          f"flagged, or T2 passed; the others are neither); {a.out}")
+          f"flagged, or a serial part passed; the others are neither); {a.out}")
     return 1 if wrong else 0
 
 if __name__ == "__main__":
