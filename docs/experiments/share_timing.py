@@ -11,7 +11,9 @@ Builds chapter 01's harness (classroom/grader/harness_cpu.c) with the course's p
 the second gaming review's T2 (a serial scan whose other threads touch their pages, spin and
 rewrite them: only the timing can catch it) and with review 0412h's R6L (a serial part whose
 thread outside OpenMP finishes each timed scan after the part returns: the judge must void its
-rounds or find them wrong), as the kit's test builds them (judge_cases.py),
+rounds or find them wrong) and R6V (one thread scanning with AVX-512 while the others read
+ahead of it: the page witnesses flag it, the timing says whether it reaches 0.7 of the
+yardstick), as the kit's test builds them (judge_cases.py),
 and runs each through the grader's sandbox R times on 3, 4 and 7 OpenMP threads, with K
 processes of load beside it for each K of --load (0 is an idle machine; each load process is
 `dd if=/dev/zero of=/dev/null bs=64M`, memory and CPU, outside the run (another user, or
@@ -66,7 +68,10 @@ def main():
                             "R6L_lazy_completion.body")).read()
     made = {"course": judge_cases.build(kit, tmp, "course", None, harness_o),
             "T2": judge_cases.build(kit, tmp, "T2", t2, harness_o),
-            "R6L": judge_cases.build(kit, tmp, "R6L", r6l, harness_o)}
+            "R6L": judge_cases.build(kit, tmp, "R6L", r6l, harness_o),
+            "R6V": judge_cases.build(kit, tmp, "R6V", open(os.path.join(
+                ROOT, "classroom", "tests", "cheats", "R6V_simd_prefetch.body")).read(),
+                harness_o)}
     if not all(made.values()):
         sys.exit(f"share_timing: a harness did not build: {made}")
     for h in made.values():
