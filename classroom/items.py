@@ -349,9 +349,8 @@ def judge_work_sharing(shares, envs, work_sharing):
                 "work sharing not decided here: " + slow[-1] + ". Regrade it on a quiet "
                 "machine if this one was busy (docs/instructor.md, \"What an undecided work "
                 "sharing asks of you\"); if it stays there, read the part: an honest but slow "
-                "threaded scan lands here (it keeps its points), and so did, on a busy machine, "
-                "a serial scan whose other threads pull its data into the cache (take the 45 "
-                "points by hand)."))
+                "threaded scan lands here (it keeps its points), and so would a serial scan "
+                "timed against a slow serial reference (take the 45 points by hand)."))
         else:
             work_sharing.update(status_gate=None, partial=True, output=(
                 "not run here: the work sharing could not be decided on this machine (its "

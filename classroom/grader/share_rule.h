@@ -20,7 +20,7 @@
     H200 runs and kept. The gain is over the judge's own serial scan, which a crowded machine
     slows too (its CPU time hides waiting for a CPU, not for memory): on the H200 the yardstick
     reached it at 7 threads in 5 idle runs of 6 and in 19 of 20 of a slower set, at 4 threads
-    only in the slower set and in make test's grades (7 runs of 23), at 3 never. */
+    only in the slower set (4 runs of 20) and in 3 of make test's 7 grades, at 3 never. */
 #define YARD_MIN 2.0
 /** A part that gains less than this in its fastest round, where the yardstick gained YARD_MIN
     in its median round, is judged to have done the scan on one thread. Chosen before the H200
