@@ -96,7 +96,8 @@ def too_slow(i):
 
 def partial_verdict(items):
     """grades.csv's word on a partial grade: which items wait, and why (a part too slow to tell
-    is to be read, not graded again: instructor review 0412h, I-8)."""
+    was timed: regraded on a quiet machine, and read if it stays so; instructor review 0412h,
+    I-8)."""
     waiting = [i for i in items if i["status"] != "graded"]
     slow = [i for i in waiting if too_slow(i)]
     rest = [i for i in waiting if i not in slow]

@@ -892,8 +892,8 @@ static int timing_finding(char *why, size_t len)
     if (found == SHARE_NOT_TIMED) {
         snprintf(why, len, "not timed here: on %d threads the course's own scan ran only %.2fx "
                  "as fast as one thread's serial scan (%.1f ms) in its median round (%.2fx in "
-                 "its fastest); the judge needs %.1fx (more idle cores than this machine gave it)%s",
-                 T, yard_median, 1e3 * serial, yard, YARD_MIN, voided);
+                 "its fastest); the judge needs %.1fx (more idle cores than this machine gave "
+                 "it)%s", T, yard_median, 1e3 * serial, yard, YARD_MIN, voided);
         return -1;
     }
     if (found == SHARE_FEW_THREADS) {
