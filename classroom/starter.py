@@ -300,16 +300,16 @@ WORK_SHARING = ("Chapter 01: the threaded variant must share the scan among its 
                 "lose 45 of the 60 points, and your instructor is told. The grader also times "
                 "your variant against a serial scan, as a speed-up (the serial scan's time "
                 "divided by your variant's), beside the course's own threaded scan on the same "
-                "threads. It decides only where the course's scan reaches 2x (on the grader's "
+                "threads. It decides only where the course's scan reaches 2x (on the course's "
                 "16-core test machine: mostly on 7 threads): below 1.15x your variant loses the "
                 "same 45 points; from 1.15x to 0.7 of the course's speed-up it is not decided; "
                 "at 0.7 of it or more, on 7 threads, it passes (on fewer, not decided). Not "
                 "decided (on Gradescope's small machines, always) means no points are taken "
-                "and your instructor decides later, by "
-                "grading again or by reading your code: threads that each scan their own part "
-                "of the array keep the points. Time it yourself on a machine with 8 idle cores "
-                "or more (the grader's test machine had 16): `OMP_NUM_THREADS=7 ./run` prints the `threads` row's time beside "
-                "`serial`'s; on the grader's 16-core test machine, where it decided, the course's "
+                "and your instructor decides later, by grading again or by reading your code: "
+                "threads that each scan their own part of the array keep the points. Time it "
+                "yourself on a machine with 8 idle cores or more (the course's test machine had "
+                "16): `OMP_NUM_THREADS=7 ./run` prints the `threads` row's time beside "
+                "`serial`'s; on the course's test machine, where it decided, the course's "
                 "own scan ran 2.2x to 3.6x as fast as serial at 7 threads: aim for 2.5x.")
 
 
