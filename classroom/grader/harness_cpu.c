@@ -620,11 +620,11 @@ static int timing_min_cpus(void)
     (the reviews of 2026-12-04 slowed the yardstick with threads that spun and ended between the
     judge's two looks, unseen by their /proc/PID/task entries); 0, or -1 where the kernel does
     not say (a process that is gone meanwhile adds 0). */
-static int process_cpu_ns(const char *pid, long long *total)
+static int process_cpu_ns(pid_t pid, long long *total)
 {
     clockid_t clock;
     struct timespec ts;
-    const int e = clock_getcpuclockid((pid_t)atol(pid), &clock);
+    const int e = clock_getcpuclockid(pid, &clock);
     if (e)
         return e == ESRCH ? 0 : -1;
     if (clock_gettime(clock, &ts) != 0)
@@ -703,25 +703,19 @@ static int run_cpu(long long *ns, long long *ticks)
         if (mine < 0)
             ok = -1;
         else if (mine)
-            ok = process_cpu_ns(e->d_name, ns) || process_ticks(e->d_name, ticks) ? -1 : 0;
+            ok = process_cpu_ns((pid_t)atol(e->d_name), ns) || process_ticks(e->d_name, ticks)
+                     ? -1 : 0;
     }
     closedir(d);
     return ok;
 }
 
-/** The child's CPU time in nanoseconds, every thread of it (its process's CPU-time clock), or
-    -1 where the kernel does not say. */
-static long long child_cpu_ns(void)
-{
-    clockid_t clock;
-    struct timespec ts;
-    if (clock_getcpuclockid(g_judge_child, &clock) != 0 || clock_gettime(clock, &ts) != 0)
-        return -1;
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+/** The share of the wall time since it last looked that the run's processes may have run (woken
+    and gone back to sleep) where the judge needs them asleep; more makes the round void. */
+#define BUSY_SHARE 0.1
 
 /** Did the run's processes run since run_cpu() gave (ns0, ticks0) at wall time w0 (its result
-    read0)? They did if they ran a tenth of the time since, or one of them ended (its time leaves
+    read0)? They did if they ran BUSY_SHARE of the time since, or one of them ended (its time leaves
     the sum), or their reaped children's ticks moved by 3 or more (a tick's rounding in each of
     cutime and cstime can move them by 2 where nothing ran); and a reading that failed counts as
     busy, and is said (g_time.unchecked, timing_finding()). */
@@ -733,7 +727,8 @@ static int run_busy(int read0, long long ns0, long long ticks0, double w0)
         ++g_time.unchecked;
         return 1;
     }
-    return llabs(ns1 - ns0) > 0.1e9 * (wall_seconds() - w0) || llabs(ticks1 - ticks0) >= 3;
+    return llabs(ns1 - ns0) > BUSY_SHARE * 1e9 * (wall_seconds() - w0) ||
+           llabs(ticks1 - ticks0) >= 3;
 }
 
 static double thread_cpu_seconds(void)
@@ -757,16 +752,16 @@ static int judge_serve(judge_box *box, int argc, char **argv)
            thread that went on scanning after the part returned, ahead of the check (review
            0412h's "lazy completion"), voids the round; the child's own clock is read first, as
            soon as the judge wakes (run_cpu() reads every process of /proc: slower) */
-        const long long c0 = child_cpu_ns();
+        long long c0 = 0, c1 = 0, ns0, ticks0;
+        const int child0 = process_cpu_ns(g_judge_child, &c0);
         const double w0 = wall_seconds();
         g_time.pending = 0;
-        long long ns0, ticks0;
         const int read0 = run_cpu(&ns0, &ticks0);
         if (memcmp(box->data, g_time.ref, g_time.n * sizeof(int32_t)) != 0)
             ++g_time.wrong;
-        const long long c1 = child_cpu_ns();
-        const int after = run_busy(read0, ns0, ticks0, w0) || c0 < 0 || c1 < 0 ||
-                          c1 - c0 > 0.1e9 * (wall_seconds() - w0);
+        const int child1 = process_cpu_ns(g_judge_child, &c1);
+        const int after = run_busy(read0, ns0, ticks0, w0) || child0 || child1 ||
+                          c1 - c0 > BUSY_SHARE * 1e9 * (wall_seconds() - w0);
         if (g_conts != g_time.conts) {
             ++g_time.stopped; /* the judge was stopped during the round */
             ++g_time.voided;
@@ -896,23 +891,23 @@ static int timing_finding(char *why, size_t len)
                  "it)%s", T, yard_median, 1e3 * serial, yard, YARD_MIN, voided);
         return -1;
     }
-    if (found == SHARE_FEW_THREADS) {
-        snprintf(why, len, "too few threads to tell: on %d threads the threaded variant ran "
-                 "%.2fx as fast as the judge's serial scan (%.1f ms) in its fastest round, the "
-                 "course's own scan %.2fx (%.2fx in its median round); the judge says 'shared' "
-                 "only on %d threads or more%s", T, part, 1e3 * serial, yard, yard_median,
-                 SHARE_MIN_THREADS, voided);
-        return -1;
-    }
-    char slow[128] = "";
-    if (found == SHARE_TOO_SLOW)
-        snprintf(slow, sizeof slow, "; 'shared' needs %.2fx (%.1f of the course's own scan's gain "
-                 "in its median round)", PART_OF_YARD * yard_median, PART_OF_YARD);
+    /* the timings, and for an undecided one what it lacked */
+    char lacked[128] = "";
+    if (found == SHARE_FEW_THREADS)
+        snprintf(lacked, sizeof lacked, "; the judge says 'shared' only on %d threads or more",
+                 SHARE_MIN_THREADS);
+    else if (found == SHARE_TOO_SLOW)
+        snprintf(lacked, sizeof lacked,
+                 "; 'shared' needs %.2fx (%.1f of the course's own scan's gain in its median "
+                 "round)", PART_OF_YARD * yard_median, PART_OF_YARD);
     snprintf(why, len, "%son %d threads the threaded variant ran %.2fx as fast as the judge's "
              "serial scan (%.1f ms) in its fastest round, the course's own scan %.2fx (%.2fx in "
-             "its median round)%s%s", found == SHARE_TOO_SLOW ? "too slow to tell: " : "", T,
-             part, 1e3 * serial, yard, yard_median, voided, slow);
-    return found == SHARE_TOO_SLOW ? -1 : found == SHARE_ONE_THREAD;
+             "its median round)%s%s",
+             found == SHARE_TOO_SLOW      ? "too slow to tell: "
+             : found == SHARE_FEW_THREADS ? "too few threads to tell: "
+                                          : "",
+             T, part, 1e3 * serial, yard, yard_median, voided, lacked);
+    return found == SHARE_ONE_THREAD ? 1 : found == SHARE_SHARED ? 0 : -1;
 }
 
 /** Does case `c` match the plan's entry? */

@@ -43,8 +43,30 @@ import csv
 import os
 import subprocess
 import time
+import unittest.mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def harness_object(kit, tmp):
+    """Chapter 01's harness compiled on its own, as the grader links it: (the object's path, the
+    compiler's CompletedProcess)."""
+    harness_o = os.path.join(tmp, "judge_harness.o")
+    r = subprocess.run(["gcc", "-std=c11", "-O2", "-fopenmp",
+                        "-I" + os.path.join(kit.ROOT, "common"),
+                        "-I" + os.path.join(kit.KIT, "grader"), "-c",
+                        os.path.join(kit.KIT, "grader", "harness_cpu.c"), "-o", harness_o],
+                       capture_output=True, text=True)
+    return harness_o, r
+
+
+def cheat(name):
+    """cheats/NAME.body as it runs here. The reviews' parts told a graded run by GRADE_FD or
+    GRADE_VERDICT_FD, which the student's code no longer sees (verdict.h): here they do what they
+    do in a graded run in every run."""
+    return open(os.path.join(HERE, "cheats", name + ".body")).read().replace(
+        'my_getenv("GRADE_FD")', "my_getenv").replace('getenv("GRADE_FD")', "1").replace(
+        'getenv("GRADE_VERDICT_FD")', '"3"')
 
 
 def build(kit, tmp, name, body, harness_o):
@@ -218,8 +240,9 @@ def share_texts(kit, check):
           found["flagged and shared"].get("status_gate") == "failed" and
           found["slow and shared"].get("status_gate") == "passed" and
           all(w in harness for w in ('"too slow to tell: "', "'shared' needs %.2fx (%.1f of the "
-                                     "course's own scan's gain", '"too few threads to tell: on',
+                                     "course's own scan's gain", '"too few threads to tell: "',
                                      '"work sharing not decided here: %s')), str(found))
+
 
 def main(kit, tmp, check, full=False):
     """The quick tier's cases; `full` (test_kit.py --all) adds the third gaming review's parts
@@ -228,28 +251,19 @@ def main(kit, tmp, check, full=False):
     import runs  # noqa: E402
     import sandbox  # noqa: E402
     root = kit.ROOT
-    harness_o = os.path.join(tmp, "judge_harness.o")
-    r = subprocess.run(["gcc", "-std=c11", "-O2", "-fopenmp", "-I" + os.path.join(root, "common"),
-                        "-I" + os.path.join(kit.KIT, "grader"), "-c",
-                        os.path.join(kit.KIT, "grader", "harness_cpu.c"), "-o", harness_o],
-                       capture_output=True, text=True)
+    harness_o, r = harness_object(kit, tmp)
     check("the judge: chapter 01's harness builds", r.returncode == 0, r.stderr[-800:])
     if r.returncode:
         return
     replay_rule(kit, tmp, check)
     share_texts(kit, check)
-    body = {n: open(os.path.join(HERE, "cheats", n + ".body")).read()
+    body = {n: cheat(n)
             for n in ("T1b_token_getenv", "T5_forge_exit", "T6_big_forge", "T2_touch_rewrite_spin",
                       "G3C_selfkill", "G4S02_affinity") +
             (("G3B_boxclaim", "G3A_thief", "G3P_ptrace", "G3S_stop", "G4S08_prlimit_judge",
               "G4S05_grandchild_hogs", "G4S04_timed_detect", "R5V_vanishing_threads",
               "R5A_pin_workers", "R5C_sleepers") if full else ())}
     body["T6_small"] = body["T6_big_forge"].replace("n > ((size_t)1 << 31)", "n > 60000")
-    # the reviews' parts told a graded run by GRADE_FD or GRADE_VERDICT_FD, which the student's
-    # code no longer sees (verdict.h): here they do what they do in a graded run in every run
-    for name in body:
-        body[name] = body[name].replace('my_getenv("GRADE_FD")', "my_getenv").replace(
-            'getenv("GRADE_FD")', "1").replace('getenv("GRADE_VERDICT_FD")', '"3"')
     # G3S began at the judge's first timed call, known by its n then (2^22 less up to 4095),
     # which the timed calls no longer have: here from the battery's first large call on
     if full:
@@ -298,17 +312,9 @@ def main(kit, tmp, check, full=False):
         print("     record: the course's part, 3 threads: " + " | ".join(c_share)[:300])  # a record
         # a grading machine whose environment binds OpenMP threads (review 0412g: each thread
         # pinned apart read as the part's tampering): the runs are not bound
-        bound = dict(OMP_PROC_BIND="spread", OMP_PLACES="{0,1},{1}")
-        saved = {k: os.environ.get(k) for k in bound}
-        os.environ.update(bound)
-        try:
+        with unittest.mock.patch.dict(os.environ, OMP_PROC_BIND="spread",
+                                      OMP_PLACES="{0,1},{1}"):
             _, _, bv = said("course", 3, GRADE_TIMING_MIN_CPUS="2")
-        finally:
-            for k, old in saved.items():
-                if old is None:
-                    del os.environ[k]
-                else:
-                    os.environ[k] = old
         b_share = [x for x in bv if x.startswith(items.SHARE_VERDICTS)]
         check("the judge: the course's part graded where the environment binds OpenMP threads "
               "(OMP_PROC_BIND, OMP_PLACES) is never 'ONE THREAD' (the runs are not bound)",

@@ -56,22 +56,13 @@ def main():
     a = ap.parse_args()
     loads = [int(k) for k in a.load.split(",")]
     tmp = tempfile.mkdtemp(prefix="share_timing_")
-    harness_o = os.path.join(tmp, "judge_harness.o")
-    subprocess.run(["gcc", "-std=c11", "-O2", "-fopenmp", "-I" + os.path.join(ROOT, "common"),
-                    "-I" + os.path.join(kit.KIT, "grader"), "-c",
-                    os.path.join(kit.KIT, "grader", "harness_cpu.c"), "-o", harness_o],
-                   check=True)
-    t2 = open(os.path.join(ROOT, "classroom", "tests", "cheats",
-                           "T2_touch_rewrite_spin.body")).read()
-    t2 = t2.replace('my_getenv("GRADE_FD")', "my_getenv").replace('getenv("GRADE_FD")', "1")
-    r6l = open(os.path.join(ROOT, "classroom", "tests", "cheats",
-                            "R6L_lazy_completion.body")).read()
-    made = {"course": judge_cases.build(kit, tmp, "course", None, harness_o),
-            "T2": judge_cases.build(kit, tmp, "T2", t2, harness_o),
-            "R6L": judge_cases.build(kit, tmp, "R6L", r6l, harness_o),
-            "R6V": judge_cases.build(kit, tmp, "R6V", open(os.path.join(
-                ROOT, "classroom", "tests", "cheats", "R6V_simd_prefetch.body")).read(),
-                harness_o)}
+    harness_o, r = judge_cases.harness_object(kit, tmp)
+    if r.returncode:
+        sys.exit(f"share_timing: the harness did not build:\n{r.stderr}")
+    made = {name: judge_cases.build(kit, tmp, name, body, harness_o) for name, body in (
+        ("course", None), ("T2", judge_cases.cheat("T2_touch_rewrite_spin")),
+        ("R6L", judge_cases.cheat("R6L_lazy_completion")),
+        ("R6V", judge_cases.cheat("R6V_simd_prefetch")))}
     if not all(made.values()):
         sys.exit(f"share_timing: a harness did not build: {made}")
     for h in made.values():
