@@ -808,7 +808,8 @@ static int judge_serve(judge_box *box, int argc, char **argv)
         g_time.in[i] = (int32_t)(uint32_t)(x >> 32);
     }
     /* the serial scan in the judge's own CPU time (a stop or a wait for a CPU does not lengthen
-       it, a crowded memory does: docs/experiments/runs_2026-12-04e);
+       it, a crowded memory does; the judge's slow rounds in docs/experiments/runs_2026-12-04e
+       may be that, a hypothesis);
        the yardstick in wall time, the program's threads asleep meanwhile (passive waiting: a
        round in which they ran is void) */
     g_time.conts = g_conts;
