@@ -254,6 +254,10 @@ SLOW = re.compile(r"too slow to tell: on (?P<threads>\d+) threads the threaded v
                   r"its median round\).*?; 'shared' needs (?P<needs>[\d.]+)x "
                   r"\((?P<share>[\d.]+) of")
 
+# the judge's "more threads than the team" (harness_cpu.c, timing_finding()): its numbers
+BESIDE = re.compile(r"after it returned the program had (?P<threads>\d+) threads, more than its "
+                    r"OpenMP team of (?P<team>\d+)")
+
 
 def in_place(cfg, it, h, envs, sb, seed, work_sharing):
     """The in-place item, through the harness; chapter 01's harness also says whether the
@@ -335,7 +339,22 @@ def judge_work_sharing(shares, envs, work_sharing):
         # a run the judge timed, where the part gained too little beside the course's scan
         # to call it shared (share_rule.h), says more than a run it could not time
         slow = [v for v in undecided if SLOW.match(v)]
-        if slow:
+        beside = [v for v in undecided if BESIDE.search(v)]
+        if beside:
+            m = BESIDE.search(beside[-1])
+            work_sharing.update(status_gate=None, partial=True, output=(
+                f"not decided: after your threaded variant returned, your program still had "
+                f"{m['threads']} threads, more than the {m['team']} of its OpenMP team "
+                f"(OMP_NUM_THREADS); the grader times only a variant whose threads are its "
+                f"team's (no num_threads clause above it, no thread of its own). You lose no "
+                f"points for it now: your instructor reads your code."), instructor=(
+                "work sharing not decided here: " + beside[-1] + ". No function a part may "
+                "call starts a thread: a num_threads clause above OMP_NUM_THREADS is honest "
+                "(it keeps its points); else look for a thread reached around the gate "
+                "(address arithmetic on a library's symbol or on stdout) and take the 45 "
+                "points by hand (docs/instructor.md, \"What an undecided work sharing asks of "
+                "you\")."))
+        elif slow:
             m = SLOW.match(slow[-1])  # the run of the most threads
             work_sharing.update(status_gate=None, partial=True, output=(
                 f"not decided: on {m['threads']} threads your threaded variant ran about "

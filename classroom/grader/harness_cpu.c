@@ -509,6 +509,8 @@ static void judge_before(judge_box *box, int argc, char **argv)
     (void)argc;
     (void)argv;
     guard_take();
+    /* an orphan of the child's comes to the judge, not to init, where left_behind() sees it */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     const char *own = getenv("GRADE_RUN_OWN_UID");
     g_own_uid = own && strcmp(own, "1") == 0;
     const size_t n = big_n_asked();
@@ -585,6 +587,8 @@ static struct {
     long conts;    /* g_conts when the round began */
     int busy;      /* the program's processes ran while the judge timed its own scans */
     int unchecked; /* rounds void because the judge could not read the run's CPU times */
+    int threads;   /* the child's threads after a part returned, where more than T (left_behind()) */
+    long started;  /* a process the part started, seen after it returned (left_behind()) */
 } g_time;
 
 /** SIGCONTs the judge has had: each ends a stop (SIGSTOP: the judge cannot ignore it), which
@@ -710,6 +714,79 @@ static int run_cpu(long long *ns, long long *ticks)
     return ok;
 }
 
+/** The child's threads (/proc/PID/status), or -1 where the kernel does not say. */
+static int thread_count(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int threads = -1;
+    while (threads < 0 && fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %d", &threads) != 1)
+            threads = -1;
+    fclose(f);
+    return threads;
+}
+
+/** A process the part started: one whose parent is the child, or the judge but not the child
+    (the judge is the run's subreaper, judge_before(), so an orphan of the child's comes to it),
+    zombies too: its pid, 0 where there is none, -1 where /proc cannot be read. */
+static long started_process(void)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return -1;
+    const long me = (long)getpid(), child = (long)g_judge_child;
+    long found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%.20s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue; /* gone meanwhile */
+        const size_t got = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[got] = '\0';
+        const char *p = strrchr(buf, ')'); /* after the command's name, which may hold ')' */
+        long parent;
+        const long pid = atol(e->d_name);
+        if (p && sscanf(p + 1, " %*c %ld", &parent) == 1 &&
+            (parent == child || (parent == me && pid != child)))
+            found = pid;
+    }
+    closedir(d);
+    return found;
+}
+
+/** What the part left running after it returned, which no function a part may call can start
+    (classroom/call_rule.py refuses pthread_create, fork, clone, system and the like; review
+    0412h reached them through libc's own symbols, to scan after the judge's clock stopped): the
+    child has its main thread and the T - 1 workers of its OpenMP team, and no process of its
+    own. Into g_time: more threads than that (a thread outside OpenMP, or a part's num_threads
+    clause above T: not decided, timing_finding()), or a process (flagged, judge_verdicts()).
+    1 where it found either, else 0 (a /proc that cannot be read finds nothing: the CPU-time
+    checks still hold). */
+static int left_behind(int T, int threads)
+{
+    const long started = started_process();
+    if (started > 0)
+        g_time.started = started;
+    if (threads > T)
+        g_time.threads = threads;
+    return started > 0 || threads > T;
+}
+
+/** 0 builds a judge without that look, as the kit's test does to test the CPU-time checks
+    behind it (classroom/tests/judge_cases.py); the grader builds it with. */
+#ifndef JUDGE_LEFT_BEHIND
+#define JUDGE_LEFT_BEHIND 1
+#endif
+
 /** The share of the wall time since it last looked that the run's processes may have run (woken
     and gone back to sleep) where the judge needs them asleep; more makes the round void. */
 #define BUSY_SHARE 0.1
@@ -754,6 +831,7 @@ static int judge_serve(judge_box *box, int argc, char **argv)
            soon as the judge wakes (run_cpu() reads every process of /proc: slower) */
         long long c0 = 0, c1 = 0, ns0, ticks0;
         const int child0 = process_cpu_ns(g_judge_child, &c0);
+        const int threads = thread_count(g_judge_child);
         const double w0 = wall_seconds();
         g_time.pending = 0;
         const int read0 = run_cpu(&ns0, &ticks0);
@@ -762,6 +840,8 @@ static int judge_serve(judge_box *box, int argc, char **argv)
         const int child1 = process_cpu_ns(g_judge_child, &c1);
         const int after = run_busy(read0, ns0, ticks0, w0) || child0 || child1 ||
                           c1 - c0 > BUSY_SHARE * 1e9 * (wall_seconds() - w0);
+        if (JUDGE_LEFT_BEHIND && left_behind(T, threads))
+            return 0; /* no more rounds: one look decides (timing_finding(), judge_verdicts()) */
         if (g_conts != g_time.conts) {
             ++g_time.stopped; /* the judge was stopped during the round */
             ++g_time.voided;
@@ -850,6 +930,13 @@ static int timing_finding(char *why, size_t len)
         snprintf(why, len, "the judge was stopped (SIGSTOP) in %d of its timing rounds, which only "
                  "the program's own processes can do", g_time.stopped);
         return 1;
+    }
+    if (g_time.threads) {
+        snprintf(why, len, "the judge does not time the threaded variant: after it returned the "
+                 "program had %d threads, more than its OpenMP team of %d (a thread started "
+                 "outside OpenMP, which no function a part may call can start, or a num_threads "
+                 "clause above the team's size); read the part", g_time.threads, T);
+        return -1;
     }
     if (g_time.step < TIMING_ROUNDS && getenv("GRADE_SHARE_DEBUG"))
         fprintf(stderr, "share: T=%d not timed: %d of %d rounds, %d void\n", T, g_time.step,
@@ -1000,6 +1087,11 @@ static int judge_verdicts(const judge_case *log, int cases, char claims[][512], 
         verdict("ONE THREAD: the judge's %s was changed while the program ran, which only the "
                 "program's own processes can do (tampering with the grader's timing)",
                 g_guard.changed);
+    } else if (g_time.started) {
+        verdict("ONE THREAD: a process the program started (pid %ld) was there after its "
+                "threaded variant returned, which no function a part may call can start: it can "
+                "scan while the judge's clock is stopped (tampering with the grader's timing)",
+                g_time.started);
     } else if (T < 2) {
         verdict("work sharing not checked: %d thread(s)", T);
     } else if (strncmp(claim, "ONE THREAD: ", 12) == 0) {

@@ -48,11 +48,13 @@ import unittest.mock
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def harness_object(kit, tmp):
-    """Chapter 01's harness compiled on its own, as the grader links it: (the object's path, the
-    compiler's CompletedProcess)."""
-    harness_o = os.path.join(tmp, "judge_harness.o")
-    r = subprocess.run(["gcc", "-std=c11", "-O2", "-fopenmp",
+def harness_object(kit, tmp, look=True):
+    """Chapter 01's harness compiled on its own, as the grader links it (`look` False: without
+    the judge's look at what a part left running, JUDGE_LEFT_BEHIND, to test the checks behind
+    it): (the object's path, the compiler's CompletedProcess)."""
+    harness_o = os.path.join(tmp, "judge_harness.o" if look else "judge_harness_nolook.o")
+    r = subprocess.run(["gcc", "-std=c11", "-O2", "-fopenmp"] +
+                       ([] if look else ["-DJUDGE_LEFT_BEHIND=0"]) + [
                         "-I" + os.path.join(kit.ROOT, "common"),
                         "-I" + os.path.join(kit.KIT, "grader"), "-c",
                         os.path.join(kit.KIT, "grader", "harness_cpu.c"), "-o", harness_o],
@@ -78,7 +80,7 @@ def build(kit, tmp, name, body, harness_o):
     text = course if body is None else kit.replace_parts(course, {"three-steps": body},
                                                          "cpu_serial.c")
     tails = [f for f in os.listdir(os.path.join(HERE, "cheats"))
-             if f.endswith(".tail") and f.split("_")[0] == name]
+             if f.endswith(".tail") and f.split("_")[0] == name.split("_")[0]]
     for f in tails:
         text += open(os.path.join(HERE, "cheats", f)).read()
     src = os.path.join(tmp, "judge_" + name, "01_cpu_serial", "cpu_serial.c")
@@ -213,21 +215,28 @@ def share_texts(kit, check):
     flagged = ("ONE THREAD: on 4 threads the threaded variant ran 0.99x as fast as the judge's "
                "serial scan (9.4 ms) in its fastest round, the course's own scan 2.73x (2.53x in "
                "its median round) (the judge's timing)")
+    beside = ("work sharing not decided here: the judge does not time the threaded variant: "
+              "after it returned the program had 8 threads, more than its OpenMP team of 7 (a "
+              "thread started outside OpenMP, which no function a part may call can start, or a "
+              "num_threads clause above the team's size); read the part" + witnesses)
     envs = [(f"OMP_NUM_THREADS={t}", {}) for t in (3, 4, 7)]
     found = {}
     for name, runs_said in (("slow", (not_timed, few, slow)), ("not timed", (not_timed, few,
                                                                                not_timed)),
                             ("shared", (not_timed, few, shared)),
                             ("flagged and shared", (not_timed, flagged, shared)),
-                            ("slow and shared", (not_timed, slow, shared))):
+                            ("slow and shared", (not_timed, slow, shared)),
+                            ("beside", (not_timed, slow, beside))):
         found[name] = {}
         items.judge_work_sharing([[v] for v in runs_said], envs, found[name])
-    s, n, p = found["slow"], found["not timed"], found["shared"]
+    s, n, p, b = found["slow"], found["not timed"], found["shared"], found["beside"]
     check("the work sharing's texts: a part the judge timed and found too slow beside the "
           "course's scan is partial, no deduction, the student told its timings and the "
           "threshold, the instructor to read the part; one it could not decide says so (the "
           "instructor's note from the run of most threads); a shared one passes; a run that "
-          "flags fails the part whatever the others say, and one shared run passes it",
+          "flags fails the part whatever the others say, and one shared run passes it; one "
+          "with threads beside its team after it returned is partial, the student told the "
+          "counts, the instructor what an honest part would show",
           s.get("partial") and s.get("status_gate") is None and
           s["output"].startswith("not decided: on 7 threads your threaded variant ran about "
                                  "1.2x") and "from about 1.7x, 0.7 of" in s["output"] and
@@ -239,9 +248,15 @@ def share_texts(kit, check):
           "void" not in p["output"] and "2 other round(s) void" in p.get("instructor", "") and
           found["flagged and shared"].get("status_gate") == "failed" and
           found["slow and shared"].get("status_gate") == "passed" and
+          b.get("partial") and b.get("status_gate") is None and
+          b["output"].startswith("not decided: after your threaded variant returned, your "
+                                 "program still had 8 threads, more than the 7") and
+          "num_threads clause above OMP_NUM_THREADS is honest" in b["instructor"] and
           all(w in harness for w in ('"too slow to tell: "', "'shared' needs %.2fx (%.1f of the "
                                      "course's own scan's gain", '"too few threads to tell: "',
-                                     '"work sharing not decided here: %s')), str(found))
+                                     '"work sharing not decided here: %s',
+                                     '"program had %d threads, more than its OpenMP team of %d')),
+          str(found))
 
 
 def main(kit, tmp, check, full=False):
@@ -262,7 +277,7 @@ def main(kit, tmp, check, full=False):
                       "G3C_selfkill", "G4S02_affinity") +
             (("G3B_boxclaim", "G3A_thief", "G3P_ptrace", "G3S_stop", "G4S08_prlimit_judge",
               "G4S05_grandchild_hogs", "G4S04_timed_detect", "R5V_vanishing_threads",
-              "R5A_pin_workers", "R5C_sleepers") if full else ())}
+              "R5A_pin_workers", "R5C_sleepers", "R6L_lazy_completion") if full else ())}
     body["T6_small"] = body["T6_big_forge"].replace("n > ((size_t)1 << 31)", "n > 60000")
     # G3S began at the judge's first timed call, known by its n then (2^22 less up to 4095),
     # which the timed calls no longer have: here from the battery's first large call on
@@ -270,6 +285,7 @@ def main(kit, tmp, check, full=False):
         body["G3S_stop"] = body["G3S_stop"].replace("n > (1u << 22) - 4096 && n <= (1u << 22)",
                                                     "n >= (1u << 20)")
     body["G4S02_affinity"] += ENV_SHOWN  # and what the student's code sees of the environment
+    nolook_o = None
     cases = {"course": None, "T1b": body["T1b_token_getenv"], "T5": body["T5_forge_exit"],
              "T6_small": body["T6_small"], "T2": body["T2_touch_rewrite_spin"],
              "G3C": body["G3C_selfkill"], "G4S02": body["G4S02_affinity"]}
@@ -278,10 +294,17 @@ def main(kit, tmp, check, full=False):
                      G3S=body["G3S_stop"], G4S08=body["G4S08_prlimit_judge"],
                      G4S05=body["G4S05_grandchild_hogs"], G4S04=body["G4S04_timed_detect"],
                      R5V=body["R5V_vanishing_threads"], R5A=body["R5A_pin_workers"],
-                     R5C=body["R5C_sleepers"])
+                     R5C=body["R5C_sleepers"], R6L=body["R6L_lazy_completion"])
+        # the parts that run after they return, again with a judge that does not look at what
+        # they left running: its CPU-time checks must catch them alone
+        nolook_o, r = harness_object(kit, tmp, look=False)
+        check("the judge: chapter 01's harness builds without its look at what a part left "
+              "running (JUDGE_LEFT_BEHIND=0)", r.returncode == 0, r.stderr[-800:])
+        cases.update({k + "_cpu": cases[k] for k in ("G4S05", "R5V", "R5C", "R6L")})
     with concurrent.futures.ThreadPoolExecutor(2) as pool:  # the builds, on both cores
-        made = dict(zip(cases, pool.map(lambda c: build(kit, tmp, c[0], c[1], harness_o),
-                                        cases.items())))
+        made = dict(zip(cases, pool.map(
+            lambda c: build(kit, tmp, c[0], c[1], nolook_o if c[0].endswith("_cpu") else
+                            harness_o), cases.items())))
     check("the judge: the course's part and the review's cheats link with the harness",
           all(made.values()), str(made))
     if not all(made.values()):
@@ -406,8 +429,32 @@ def main(kit, tmp, check, full=False):
                   "told them apart (out == in + 2^22, n just below 2^22): they are in place at "
                   "the battery's work-sharing size", "S04: a timed call" not in out and
                   v and v[-1].startswith("in place passed"), f"{status} {v} {out[-300:]}")
-            # parts that load the machine while the judge times: every round void, never a
-            # timing taken as a merely busy machine's
+            # parts that leave a process or a thread running after they return: the judge's
+            # look at the run (left_behind()) flags a process and does not time a part with
+            # threads beside its team
+            status, out, v = said("G4S05", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            check("the judge: a serial part whose grandchildren spin while the judge times "
+                  "(gamer4 S05) fails the work sharing: a process the program started was there "
+                  "after the part returned", len(share) == 1 and
+                  share[0].startswith("ONE THREAD: a process the program started") and
+                  "tampering" in share[0], f"{status} {v} {out[-300:]}")
+            for name, what in (("R5V", "whose threads spin 20 ms after each call and end "
+                                       "before the judge looks again (a review of 2026-12-04)"),
+                               ("R5C", "whose threads sleep at the judge's first look and spin "
+                                       "while its yardstick runs (a review of 2026-12-04)"),
+                               ("R6L", "whose thread outside OpenMP finishes the scan after it "
+                                       "returns (review 0412h's lazy completion)")):
+                status, out, v = said(name, 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+                share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+                check(f"the judge: a serial part {what} is not timed: more threads than its "
+                      "OpenMP team after it returned", len(share) == 1 and
+                      share[0].startswith("work sharing not decided here: the judge does not "
+                                          "time") and "more than its OpenMP team of 3" in share[0],
+                      f"{status} {v} {out[-300:]}")
+            # the same parts against a judge without that look: its CPU-time checks void every
+            # round, never a timing taken as a merely busy machine's (R6L: or its output, left
+            # unfinished when the judge checks it, is wrong)
             for name, what in (
                     ("G4S05", "whose grandchildren spin while the judge times (gamer4 S05): its "
                               "rounds are void (the judge counts every process of the run)"),
@@ -417,12 +464,18 @@ def main(kit, tmp, check, full=False):
                     ("R5C", "whose threads sleep at the judge's first look, spin while its "
                             "yardstick runs and end before its second (a review of 2026-12-04): "
                             "its rounds are void (each process's CPU-time clock counts ended "
-                            "threads)")):
-                status, out, v = said(name, 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+                            "threads)"),
+                    ("R6L", "whose thread outside OpenMP finishes the scan after it returns "
+                            "(review 0412h): its rounds are void (the child's CPU clock from the "
+                            "judge's wake) or its timed output wrong")):
+                status, out, v = said(name + "_cpu", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
                 share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
-                check(f"the judge: a serial part {what}, never timed as if the machine were "
-                      "merely busy", len(share) == 1 and not share[0].startswith("threads shared")
-                      and "void" in share[0], f"{status} {v} {out[-300:]}")
+                check(f"the judge without its look at what a part left running: a serial part "
+                      f"{what}, never timed as if the machine were merely busy", len(share) == 1
+                      and not share[0].startswith("threads shared") and
+                      ("void" in share[0] or (name == "R6L" and v and
+                                              v[-1].startswith("in place FAILED"))),
+                      f"{status} {v} {out[-300:]}")
             status, out, v = said("R5A", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
             share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
             check("the judge: a serial part that pins the judge's worker threads to one CPU (a "

@@ -10,8 +10,9 @@ classroom/grader/share_rule.h, and the kit's test replays them through it
 Builds chapter 01's harness (classroom/grader/harness_cpu.c) with the course's part, with
 the second gaming review's T2 (a serial scan whose other threads touch their pages, spin and
 rewrite them: only the timing can catch it) and with review 0412h's R6L (a serial part whose
-thread outside OpenMP finishes each timed scan after the part returns: the judge must void its
-rounds or find them wrong) and R6V (one thread scanning with AVX-512 while the others read
+thread outside OpenMP finishes each timed scan after the part returns: the judge's look at what
+a part left running finds the thread, and R6L_cpu, against a judge built without that look, must
+have its rounds void or wrong) and R6V (one thread scanning with AVX-512 while the others read
 ahead of it: the page witnesses flag it, the timing says whether it reaches 0.7 of the
 yardstick), as the kit's test builds them (judge_cases.py),
 and runs each through the grader's sandbox R times on 3, 4 and 7 OpenMP threads, with K
@@ -57,12 +58,16 @@ def main():
     loads = [int(k) for k in a.load.split(",")]
     tmp = tempfile.mkdtemp(prefix="share_timing_")
     harness_o, r = judge_cases.harness_object(kit, tmp)
-    if r.returncode:
-        sys.exit(f"share_timing: the harness did not build:\n{r.stderr}")
-    made = {name: judge_cases.build(kit, tmp, name, body, harness_o) for name, body in (
-        ("course", None), ("T2", judge_cases.cheat("T2_touch_rewrite_spin")),
-        ("R6L", judge_cases.cheat("R6L_lazy_completion")),
-        ("R6V", judge_cases.cheat("R6V_simd_prefetch")))}
+    nolook_o, r2 = judge_cases.harness_object(kit, tmp, look=False)
+    if r.returncode or r2.returncode:
+        sys.exit(f"share_timing: the harness did not build:\n{r.stderr}{r2.stderr}")
+    made = {name: judge_cases.build(kit, tmp, name, body,
+                                    nolook_o if name.endswith("_cpu") else harness_o)
+            for name, body in (
+                ("course", None), ("T2", judge_cases.cheat("T2_touch_rewrite_spin")),
+                ("R6L", judge_cases.cheat("R6L_lazy_completion")),
+                ("R6L_cpu", judge_cases.cheat("R6L_lazy_completion")),
+                ("R6V", judge_cases.cheat("R6V_simd_prefetch")))}
     if not all(made.values()):
         sys.exit(f"share_timing: a harness did not build: {made}")
     for h in made.values():
@@ -110,6 +115,7 @@ def main():
     kinds = (("flagged", "ONE THREAD"), ("shared", "threads shared"),
              ("too slow to tell", "work sharing not decided here: too slow to tell"),
              ("too few threads", "work sharing not decided here: too few threads to tell"),
+             ("threads beside", "work sharing not decided here: the judge does not time"),
              ("not timed", "work sharing not decided"), ("other", ""))
 
     def kind(verdict):  # the first kind whose words begin the verdict
