@@ -5,7 +5,9 @@ flag a serial one, on an idle machine and on a crowded one? Its runs on an H200 
 classroom/grader/share_rule.h, and the kit's test replays them through it
 (classroom/tests/judge_cases.py).
 
-    python3 docs/experiments/share_timing.py [--rounds R] [--load K,K,...] OUT.csv
+    python3 docs/experiments/share_timing.py [--rounds R] [--load K,K,...] [--cases C,...] OUT.csv
+
+(Under `taskset -c 0-7` it times on 8 CPUs: the judge and the part see only those.)
 
 Builds chapter 01's harness (classroom/grader/harness_cpu.c) with the course's part, with
 the second gaming review's T2 (a serial scan whose other threads touch their pages, spin and
@@ -52,6 +54,8 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--load", default="0,8,16")
+    ap.add_argument("--cases", default="course,T2,R6L,R6L_cpu,R6V",
+                    help="which of the cases to run (comma-separated)")
     ap.add_argument("--min-cpus", default="", help="GRADE_TIMING_MIN_CPUS (a smoke test on a "
                     "small machine: the judge then times where the yardstick cannot gain 2x)")
     a = ap.parse_args()
@@ -67,7 +71,8 @@ def main():
                 ("course", None), ("T2", judge_cases.cheat("T2_touch_rewrite_spin")),
                 ("R6L", judge_cases.cheat("R6L_lazy_completion")),
                 ("R6L_cpu", judge_cases.cheat("R6L_lazy_completion")),
-                ("R6V", judge_cases.cheat("R6V_simd_prefetch")))}
+                ("R6V", judge_cases.cheat("R6V_simd_prefetch")))
+            if name in a.cases.split(",")}
     if not all(made.values()):
         sys.exit(f"share_timing: a harness did not build: {made}")
     for h in made.values():
