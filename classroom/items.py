@@ -254,9 +254,9 @@ SLOW = re.compile(r"too slow to tell: on (?P<threads>\d+) threads the threaded v
                   r"its median round\).*?; 'shared' needs (?P<needs>[\d.]+)x "
                   r"\((?P<share>[\d.]+) of")
 
-# the judge's "more threads than the team" (harness_cpu.c, timing_finding()): its numbers
-BESIDE = re.compile(r"after it returned the program had (?P<threads>\d+) threads, more than its "
-                    r"OpenMP team of (?P<team>\d+)")
+# the judge's "a thread beside the team" (harness_cpu.c, timing_finding()): its count
+BESIDE = re.compile(r"the judge does not call it shared: the program had (?P<threads>\d+) "
+                    r"thread\(s\) beside its main thread and its idle OpenMP workers")
 
 
 def in_place(cfg, it, h, envs, sb, seed, work_sharing):
@@ -312,11 +312,11 @@ def judge_work_sharing(shares, envs, work_sharing):
     odd = [k for k, share in enumerate(shares) if len(share) != 1]
     if any("tampering with the grader's timing" in v for v in one):
         # the judge's CPUs, nice value or limits changed (S02, S08 of the fourth gaming
-        # review): only the program's own processes can do that
+        # review), or a process the part started outlived it (harness_cpu.c, left_behind()):
+        # only the program's own processes can do that
         work_sharing["instructor"] = (
-            "tampering: the part changed the grader's judge while it ran (" +
-            next(v for v in one if "tampering" in v)[len("ONE THREAD: "):] +
-            "); the work-sharing gate failed: read the part")
+            "tampering: " + next(v for v in one if "tampering" in v)[len("ONE THREAD: "):] +
+            "; the work-sharing gate failed: read the part")
     if one:
         work_sharing.update(status_gate="failed",
                             output=VOID.sub("", one[0][len("ONE THREAD: "):]) +
@@ -343,17 +343,15 @@ def judge_work_sharing(shares, envs, work_sharing):
         if beside:
             m = BESIDE.search(beside[-1])
             work_sharing.update(status_gate=None, partial=True, output=(
-                f"not decided: after your threaded variant returned, your program still had "
-                f"{m['threads']} threads, more than the {m['team']} of its OpenMP team "
-                f"(OMP_NUM_THREADS); the grader times only a variant whose threads are its "
-                f"team's (no num_threads clause above it, no thread of its own). You lose no "
-                f"points for it now: your instructor reads your code."), instructor=(
+                f"not decided: after your threaded variant returned, your program had "
+                f"{m['threads']} thread(s) that were neither its main thread nor an idle thread "
+                f"of its OpenMP team, while the grader timed; it does not decide on such a "
+                f"variant. You lose no points for it now: your instructor reads your code."),
+                instructor=(
                 "work sharing not decided here: " + beside[-1] + ". No function a part may "
-                "call starts a thread: a num_threads clause above OMP_NUM_THREADS is honest "
-                "(it keeps its points); else look for a thread reached around the gate "
-                "(address arithmetic on a library's symbol or on stdout) and take the 45 "
-                "points by hand (docs/instructor.md, \"What an undecided work sharing asks of "
-                "you\")."))
+                "call starts such a thread: look for one reached around the gate (address "
+                "arithmetic on a library's symbol or on stdout); regrading does not change "
+                "it (docs/instructor.md, \"What an undecided work sharing asks of you\")."))
         elif slow:
             m = SLOW.match(slow[-1])  # the run of the most threads
             work_sharing.update(status_gate=None, partial=True, output=(

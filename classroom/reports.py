@@ -91,7 +91,13 @@ def result(folder, number, items, gates, notes, instructor, verdict, gpu, start,
 def too_slow(i):
     """Is item `i` chapter 01's work sharing, timed by the judge but too slow to tell
     (items.judge_work_sharing())?"""
-    return i["status"] == "partial" and i["output"].startswith("not decided: ")
+    return i["status"] == "partial" and i["output"].startswith("not decided: on ")
+
+
+def beside(i):
+    """Is item `i` chapter 01's work sharing, not decided for a thread beside the part's team
+    (items.judge_work_sharing())?"""
+    return i["status"] == "partial" and i["output"].startswith("not decided: after ")
 
 
 def partial_verdict(items):
@@ -100,7 +106,8 @@ def partial_verdict(items):
     I-8)."""
     waiting = [i for i in items if i["status"] != "graded"]
     slow = [i for i in waiting if too_slow(i)]
-    rest = [i for i in waiting if i not in slow]
+    odd = [i for i in waiting if beside(i)]
+    rest = [i for i in waiting if i not in slow and i not in odd]
     said = []
     if rest:
         said.append(", ".join(short(i) for i in rest) + " " +
@@ -108,6 +115,8 @@ def partial_verdict(items):
                      else "not graded"))
     if slow:
         said.append(", ".join(short(i) for i in slow) + " too slow to tell (read the part)")
+    if odd:
+        said.append(", ".join(short(i) for i in odd) + " a thread beside the team (read the part)")
     return "partial: " + "; ".join(said)
 
 
@@ -142,7 +151,10 @@ def partial_text(items, gpu):
     # the work sharing ran, but could not be decided here (instructor review 3, #1 (d))
     undecided = [i for i in here if i["name"].startswith("threads")]
     here = [i for i in here if i not in undecided]
-    if any(too_slow(i) for i in undecided):
+    if any(beside(i) for i in undecided):
+        said.append("your program had a thread beside its OpenMP team while the grader timed "
+                    "your threaded variant; your instructor reads it")
+    elif any(too_slow(i) for i in undecided):
         said.append("your threaded variant was timed, but gained too little beside the course's "
                     "own to call the work shared; your instructor reads it")
     elif undecided:

@@ -61,7 +61,8 @@ PID_ONE = ["/bin/sh", "-c", '"$@"; exit $?', "sh"]
 # tell it is graded from them), and the harness's child drops these too before any of the
 # student's code runs, but GRADE_BIG (the n > 2^31 run's size, which its n shows anyway).
 HARNESS_NEEDS = ("GRADE_FD", "GRADE_VERDICT_FD", "GRADE_SEGMENT", "GRADE_BIG",
-                 "GRADE_RUN_OWN_UID", "GRADE_TIMING_MIN_CPUS", "GRADE_SHARE_DEBUG")
+                 "GRADE_RUN_OWN_UID", "GRADE_RUN_PID_NS", "GRADE_TIMING_MIN_CPUS",
+                 "GRADE_SHARE_DEBUG")
 
 
 def judge_env(cfg, env=None):
@@ -422,11 +423,14 @@ class Sandbox:
                 os.unlink(path)
             try:
                 # GRADE_RUN_OWN_UID: every process of the run's user is the run's (the judge
-                # counts them all while it times: harness_cpu.c)
+                # counts them all while it times: harness_cpu.c); GRADE_RUN_PID_NS: every PID
+                # of its namespace is the run's (the judge watches the last one allocated)
                 status, out = self.run(cmd, env=dict(env or os.environ, GRADE_FD=str(r),
                                                      GRADE_VERDICT_FD=str(vw),
                                                      GRADE_RUN_OWN_UID="1" if self.prefix
-                                                     else "0"),
+                                                     else "0",
+                                                     GRADE_RUN_PID_NS="1" if self.prefix and
+                                                     self.pid_namespace else "0"),
                                        alone=alone, pass_fds=(r, vw), timeout=timeout)
             finally:
                 os.close(vw)

@@ -504,15 +504,25 @@ static void guard_team(int T)
     its own per run, GRADE_RUN_OWN_UID=1); else the run's processes are those of its session. */
 static int g_own_uid;
 
+/** Whether the run has a PID namespace of its own (the grader's sandbox, GRADE_RUN_PID_NS=1):
+    then every PID allocated in it is the run's (last_pid()). */
+static int g_pid_ns;
+
+/** Whether the judge is the run's subreaper (judge_before()); else started_process() cannot
+    see every process the part started, and the rounds are void. */
+static int g_reaper;
+
 static void judge_before(judge_box *box, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
     guard_take();
-    /* an orphan of the child's comes to the judge, not to init, where left_behind() sees it */
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    /* an orphan of the child's is adopted by the judge, not by init: started_process() */
+    g_reaper = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
     const char *own = getenv("GRADE_RUN_OWN_UID");
     g_own_uid = own && strcmp(own, "1") == 0;
+    const char *ns = getenv("GRADE_RUN_PID_NS");
+    g_pid_ns = ns && strcmp(ns, "1") == 0;
     const size_t n = big_n_asked();
     if (!n)
         return;
@@ -577,6 +587,9 @@ static int cmp_double(const void *a, const void *b)
     the judge gives up timing it. */
 #define TIMING_VOID_MAX (2 * TIMING_ROUNDS)
 
+/** The most threads of the child the judge follows (thread_places()). */
+#define PLACES_MAX 256
+
 static struct {
     int step, pending, wrong, voided, stopped;
     size_t n;
@@ -587,8 +600,13 @@ static struct {
     long conts;    /* g_conts when the round began */
     int busy;      /* the program's processes ran while the judge timed its own scans */
     int unchecked; /* rounds void because the judge could not read the run's CPU times */
-    int threads;   /* the child's threads after a part returned, where more than T (left_behind()) */
-    long started;  /* a process the part started, seen after it returned (left_behind()) */
+    long started;  /* a process the part started, seen after it returned (started_process()) */
+    long pid_wake; /* the run's PID namespace's last PID when the judge woke (last_pid()) */
+    long spawned;  /* its last PID when the judge handed over the next call, where it moved */
+    int beside;    /* the most threads seen beside the child's team (beside_team()) */
+    int wake_n;    /* the child's threads but its main thread when the judge woke, and... */
+    long wake_tid[PLACES_MAX];
+    unsigned long wake_pc[PLACES_MAX]; /* ...where each waited (thread_places()) */
 } g_time;
 
 /** SIGCONTs the judge has had: each ends a stop (SIGSTOP: the judge cannot ignore it), which
@@ -714,41 +732,124 @@ static int run_cpu(long long *ns, long long *ticks)
     return ok;
 }
 
-/** The child's threads (/proc/PID/status), or -1 where the kernel does not say. */
-static int thread_count(pid_t pid)
+/** The threads of process `pid` but its main thread (at most max): into tid[] their ids, into
+    pc[] the address each waits at in the kernel (/proc/PID/task/TID/syscall's last field; 0
+    for one that runs). Their count, or -1 where the kernel does not say. */
+static int thread_places(pid_t pid, long *tid, unsigned long *pc, int max)
 {
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+    DIR *d = opendir(path);
+    if (!d)
         return -1;
-    int threads = -1;
-    while (threads < 0 && fgets(line, sizeof line, f))
-        if (sscanf(line, "Threads: %d", &threads) != 1)
-            threads = -1;
-    fclose(f);
-    return threads;
+    int n = 0, ok = 1;
+    struct dirent *e;
+    while (ok && (e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9' || atol(e->d_name) == (long)pid)
+            continue;
+        char file[96], buf[256];
+        snprintf(file, sizeof file, "/proc/%ld/task/%.20s/syscall", (long)pid, e->d_name);
+        FILE *f = fopen(file, "r");
+        if (!f) {
+            ok = errno == ENOENT || errno == ESRCH; /* a thread that ended meanwhile */
+            continue;
+        }
+        const size_t got = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[got] = '\0';
+        if (n == max) {
+            ok = 0;
+            break;
+        }
+        const char *last = strrchr(buf, ' ');
+        tid[n] = atol(e->d_name);
+        pc[n++] = strncmp(buf, "running", 7) == 0 || !last ? 0 : strtoul(last + 1, NULL, 16);
+    }
+    closedir(d);
+    return ok ? n : -1;
+}
+
+/** Where OpenMP's own code lies: the executable mappings of libgomp in the judge (read once,
+    at its first look: the child is the judge's fork, with the same libgomp at the same
+    address). An idle worker of the pool waits in a system call made there (x86-64's libgomp
+    makes its futex calls itself), and a thread waiting there can be woken only by another
+    thread of the run: one outside OpenMP waits elsewhere (nanosleep, a futex of its own). */
+static unsigned long g_gomp[4][2];
+static int g_gomp_n;
+
+static void learn_gomp(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    while (f && g_gomp_n < 4 && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char perms[8];
+        if (strstr(line, "libgomp") && sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 &&
+            perms[2] == 'x') {
+            g_gomp[g_gomp_n][0] = lo;
+            g_gomp[g_gomp_n++][1] = hi;
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
+static int docked(unsigned long pc)
+{
+    for (int k = 0; k < g_gomp_n; ++k)
+        if (pc >= g_gomp[k][0] && pc < g_gomp[k][1])
+            return 1;
+    return 0;
+}
+
+/** The child's threads that were neither its main thread nor idle in OpenMP's pool both when
+    the judge woke (g_time.wake_*) and now: threads outside OpenMP (a follower, a loader of the
+    judge's window), which no function a part may call can start (classroom/call_rule.py
+    refuses pthread_create, fork, clone and the like; review 0412h reached them through libc's
+    own symbols). A worker on its way to the pool, or out of it (a team smaller or larger than
+    T, a nested region), is at neither look. Their count, or -1 where the kernel does not say. */
+static int beside_team(void)
+{
+    long tid[PLACES_MAX];
+    unsigned long pc[PLACES_MAX];
+    const int n = thread_places(g_judge_child, tid, pc, PLACES_MAX);
+    if (g_gomp_n == 0)
+        learn_gomp();
+    if (n < 0 || g_time.wake_n < 0 || g_gomp_n == 0)
+        return -1;
+    int beside = 0;
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < g_time.wake_n; ++k)
+            if (g_time.wake_tid[k] == tid[i] && !docked(g_time.wake_pc[k]) && !docked(pc[i]))
+                ++beside;
+    return beside;
 }
 
 /** A process the part started: one whose parent is the child, or the judge but not the child
-    (the judge is the run's subreaper, judge_before(), so an orphan of the child's comes to it),
+    (the judge is the run's subreaper, judge_before(), so it adopts an orphan of the child's),
     zombies too: its pid, 0 where there is none, -1 where /proc cannot be read. */
 static long started_process(void)
 {
     DIR *d = opendir("/proc");
-    if (!d)
+    if (!d || !g_reaper) {
+        if (d)
+            closedir(d);
         return -1;
+    }
     const long me = (long)getpid(), child = (long)g_judge_child;
     long found = 0;
     struct dirent *e;
-    while (!found && (e = readdir(d))) {
+    while (found == 0 && (e = readdir(d))) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9')
             continue;
         char path[64], buf[512];
         snprintf(path, sizeof path, "/proc/%.20s/stat", e->d_name);
         FILE *f = fopen(path, "r");
-        if (!f)
-            continue; /* gone meanwhile */
+        if (!f) {
+            if (errno != ENOENT && errno != ESRCH)
+                found = -1; /* not one that is gone meanwhile */
+            continue;
+        }
         const size_t got = fread(buf, 1, sizeof buf - 1, f);
         fclose(f);
         buf[got] = '\0';
@@ -763,26 +864,24 @@ static long started_process(void)
     return found;
 }
 
-/** What the part left running after it returned, which no function a part may call can start
-    (classroom/call_rule.py refuses pthread_create, fork, clone, system and the like; review
-    0412h reached them through libc's own symbols, to scan after the judge's clock stopped): the
-    child has its main thread and the T - 1 workers of its OpenMP team, and no process of its
-    own. Into g_time: more threads than that (a thread outside OpenMP, or a part's num_threads
-    clause above T: not decided, timing_finding()), or a process (flagged, judge_verdicts()).
-    1 where it found either, else 0 (a /proc that cannot be read finds nothing: the CPU-time
-    checks still hold). */
-static int left_behind(int T, int threads)
+/** The last PID allocated in the run's PID namespace (/proc/loadavg's last field, where the run
+    has one: g_pid_ns), which moves with every thread or process started in it; -1 where it
+    cannot be read. */
+static long last_pid(void)
 {
-    const long started = started_process();
-    if (started > 0)
-        g_time.started = started;
-    if (threads > T)
-        g_time.threads = threads;
-    return started > 0 || threads > T;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f)
+        return -1;
+    long pid = -1;
+    if (fscanf(f, "%*f %*f %*f %*d/%*d %ld", &pid) != 1)
+        pid = -1;
+    fclose(f);
+    return pid;
 }
 
-/** 0 builds a judge without that look, as the kit's test does to test the CPU-time checks
-    behind it (classroom/tests/judge_cases.py); the grader builds it with. */
+/** 0 builds a judge without its looks at what a part left running (beside_team(),
+    started_process(), last_pid()), as the kit's test does to test the CPU-time checks behind
+    them (classroom/tests/judge_cases.py); the grader builds it with. */
 #ifndef JUDGE_LEFT_BEHIND
 #define JUDGE_LEFT_BEHIND 1
 #endif
@@ -823,6 +922,7 @@ static int judge_serve(judge_box *box, int argc, char **argv)
     if (T < 2 || big_n_asked() || (T < cpus_here() ? T : cpus_here()) < timing_min_cpus() ||
         guard_changed())
         return 0;
+    int woke = 0; /* the judge woke from a timed call (the first turn has none) */
     if (g_time.pending) {
         const double part = wall_seconds() - g_time.sent;
         /* from the part's return the run's threads sleep while the judge checks the output: a
@@ -831,7 +931,10 @@ static int judge_serve(judge_box *box, int argc, char **argv)
            soon as the judge wakes (run_cpu() reads every process of /proc: slower) */
         long long c0 = 0, c1 = 0, ns0, ticks0;
         const int child0 = process_cpu_ns(g_judge_child, &c0);
-        const int threads = thread_count(g_judge_child);
+        /* and where each of the child's threads waits, and the run's last PID (end of turn) */
+        woke = 1;
+        g_time.pid_wake = g_pid_ns ? last_pid() : 0;
+        g_time.wake_n = thread_places(g_judge_child, g_time.wake_tid, g_time.wake_pc, PLACES_MAX);
         const double w0 = wall_seconds();
         g_time.pending = 0;
         const int read0 = run_cpu(&ns0, &ticks0);
@@ -840,17 +943,23 @@ static int judge_serve(judge_box *box, int argc, char **argv)
         const int child1 = process_cpu_ns(g_judge_child, &c1);
         const int after = run_busy(read0, ns0, ticks0, w0) || child0 || child1 ||
                           c1 - c0 > BUSY_SHARE * 1e9 * (wall_seconds() - w0);
-        if (JUDGE_LEFT_BEHIND && left_behind(T, threads))
-            return 0; /* no more rounds: one look decides (timing_finding(), judge_verdicts()) */
+        /* a process the part started, there after it returned: the verdict's (tampering) */
+        const long started = JUDGE_LEFT_BEHIND ? started_process() : 0;
+        if (started < 0)
+            ++g_time.unchecked; /* never a check switched off: the round is void */
         if (g_conts != g_time.conts) {
             ++g_time.stopped; /* the judge was stopped during the round */
             ++g_time.voided;
-        } else if (g_time.busy || after || guard_changed()) {
+        } else if (g_time.busy || after || guard_changed() || started < 0) {
             ++g_time.voided;
         } else {
             g_time.serial[g_time.step] = g_time.round_serial;
             g_time.yard[g_time.step] = g_time.round_yard;
             g_time.part[g_time.step++] = part;
+        }
+        if (started > 0) {
+            g_time.started = started;
+            return 0; /* no more rounds: judge_verdicts() says it */
         }
     }
     if (g_time.step == TIMING_ROUNDS || g_time.voided >= TIMING_VOID_MAX || guard_changed())
@@ -866,12 +975,6 @@ static int judge_serve(judge_box *box, int argc, char **argv)
         signal(SIGTTOU, SIG_IGN);
         g_time.in = (int32_t *)xmalloc(2 * JUDGE_CHUNK * sizeof(int32_t), "the judge's input");
         g_time.ref = (int32_t *)xmalloc(2 * JUDGE_CHUNK * sizeof(int32_t), "the judge's scan");
-        /* the inputs from the judge's own secret randomness: the run's seed (which the child
-           has) and the clock let the fourth gaming review's S03 predict them */
-        uint64_t fresh;
-        if (getrandom(&fresh, sizeof fresh, 0) != (ssize_t)sizeof fresh)
-            fresh = (uint64_t)(wall_seconds() * 1e9) ^ ((uint64_t)getpid() << 40);
-        g_time.state = grade_mix(fresh);
         /* the size of the battery's work-sharing calls (sharing_size()), which the child
            makes in place just as it makes the timed calls */
         const size_t share = sharing_size((size_t)T, g_judge.seed);
@@ -879,7 +982,14 @@ static int judge_serve(judge_box *box, int argc, char **argv)
     }
     /* a fresh input, the judge's serial scan of it (timed), the yardstick (timed) */
     const size_t n = g_time.n;
-    g_time.state = grade_mix(g_time.state + 1);
+    /* each round's input from a fresh draw of the judge's own getrandom(): the run's seed
+       (which the child has) and the clock let the fourth gaming review's S03 predict them, and
+       from one round's input a part can solve the generator's state (xorshift64 is linear), so
+       a state carried from round to round told review 0412i's part every later input */
+    uint64_t fresh;
+    if (getrandom(&fresh, sizeof fresh, 0) != (ssize_t)sizeof fresh)
+        fresh = (uint64_t)(wall_seconds() * 1e9) ^ ((uint64_t)getpid() << 40) ^ g_time.state;
+    g_time.state = grade_mix(fresh);
     uint64_t x = g_time.state | 1;
     for (size_t i = 0; i < n; ++i) {
         x ^= x << 13;
@@ -907,6 +1017,23 @@ static int judge_serve(judge_box *box, int argc, char **argv)
        (review 0412h's "follower") runs while the judge watches */
     memcpy(box->data, g_time.in, n * sizeof(int32_t)); /* the child scans it in place */
     g_time.busy = run_busy(read0, ns0, ticks0, w0);
+    if (JUDGE_LEFT_BEHIND && woke) {
+        /* what ran beside the team through the judge's whole turn, from its wake to now: a
+           thread outside OpenMP (the verdict's "not decided"), or a thread or process started
+           meanwhile, which moved the run's last PID (the verdict's tampering; review 0412i's
+           timer that forked loads while the judge timed, gone before the next look) */
+        const int beside = beside_team();
+        const long pid_now = g_pid_ns ? last_pid() : 0;
+        if (beside < 0 || pid_now < 0 || g_time.pid_wake < 0) {
+            ++g_time.unchecked; /* the next round is void */
+            g_time.busy = 1;
+        } else if (pid_now != g_time.pid_wake) {
+            g_time.spawned = pid_now;
+            return 0; /* no more rounds: judge_verdicts() says it */
+        } else if (beside > g_time.beside) {
+            g_time.beside = beside;
+        }
+    }
     box->op = JUDGE_TIMED;
     box->variant = 1; /* chapter 01's table: serial, threads */
     box->status = T;
@@ -917,7 +1044,7 @@ static int judge_serve(judge_box *box, int argc, char **argv)
 }
 
 /** Into `why`, the timing's finding: 1 one thread did the scan, 0 shared, -1 not judged. */
-static int timing_finding(char *why, size_t len)
+static int timing_rule(char *why, size_t len)
 {
     const int T = omp_get_max_threads(), cpus = cpus_here();
     if ((T < cpus ? T : cpus) < timing_min_cpus()) {
@@ -931,13 +1058,6 @@ static int timing_finding(char *why, size_t len)
                  "the program's own processes can do", g_time.stopped);
         return 1;
     }
-    if (g_time.threads) {
-        snprintf(why, len, "the judge does not time the threaded variant: after it returned the "
-                 "program had %d threads, more than its OpenMP team of %d (a thread started "
-                 "outside OpenMP, which no function a part may call can start, or a num_threads "
-                 "clause above the team's size); read the part", g_time.threads, T);
-        return -1;
-    }
     if (g_time.step < TIMING_ROUNDS && getenv("GRADE_SHARE_DEBUG"))
         fprintf(stderr, "share: T=%d not timed: %d of %d rounds, %d void\n", T, g_time.step,
                 TIMING_ROUNDS, g_time.voided);
@@ -945,7 +1065,8 @@ static int timing_finding(char *why, size_t len)
         snprintf(why, len, "the judge could not time the threaded variant (%d of %d rounds; %d "
                  "void: the program's processes ran while the judge timed its own scans%s)",
                  g_time.step, TIMING_ROUNDS, g_time.voided,
-                 g_time.unchecked ? ", or the judge could not read their CPU times" : "");
+                 g_time.unchecked ? ", or the judge could not read their CPU times, threads or "
+                 "processes" : "");
         return -1;
     }
     qsort(g_time.serial, TIMING_ROUNDS, sizeof(double), cmp_double);
@@ -996,6 +1117,22 @@ static int timing_finding(char *why, size_t len)
                                           : "",
              T, part, 1e3 * serial, yard, yard_median, voided, lacked);
     return found == SHARE_ONE_THREAD ? 1 : found == SHARE_SHARED ? 0 : -1;
+}
+
+/** timing_rule()'s finding, not "shared" where a thread ran beside the part's team through a
+    turn of the judge's (beside_team()): the timing cannot see what such a thread did while the
+    judge's clock was stopped. */
+static int timing_finding(char *why, size_t len)
+{
+    const int found = timing_rule(why, len);
+    if (!g_time.beside || found == 1)
+        return found;
+    const size_t used = strlen(why);
+    snprintf(why + used, len - used, "; the judge does not call it shared: the program had %d "
+             "thread(s) beside its main thread and its idle OpenMP workers through a turn of "
+             "the judge's, from the part's return to the next call (a thread started outside "
+             "OpenMP, which no function a part may call starts); read the part", g_time.beside);
+    return -1;
 }
 
 /** Does case `c` match the plan's entry? */
@@ -1092,6 +1229,11 @@ static int judge_verdicts(const judge_case *log, int cases, char claims[][512], 
                 "threaded variant returned, which no function a part may call can start: it can "
                 "scan while the judge's clock is stopped (tampering with the grader's timing)",
                 g_time.started);
+    } else if (g_time.spawned) {
+        verdict("ONE THREAD: the program started a thread or a process while the judge timed "
+                "(its PID namespace's last PID moved from %ld to %ld between the part's return "
+                "and the next call), which no function a part may call can do (tampering with "
+                "the grader's timing)", g_time.pid_wake, g_time.spawned);
     } else if (T < 2) {
         verdict("work sharing not checked: %d thread(s)", T);
     } else if (strncmp(claim, "ONE THREAD: ", 12) == 0) {

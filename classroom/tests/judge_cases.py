@@ -215,10 +215,13 @@ def share_texts(kit, check):
     flagged = ("ONE THREAD: on 4 threads the threaded variant ran 0.99x as fast as the judge's "
                "serial scan (9.4 ms) in its fastest round, the course's own scan 2.73x (2.53x in "
                "its median round) (the judge's timing)")
-    beside = ("work sharing not decided here: the judge does not time the threaded variant: "
-              "after it returned the program had 8 threads, more than its OpenMP team of 7 (a "
-              "thread started outside OpenMP, which no function a part may call can start, or a "
-              "num_threads clause above the team's size); read the part" + witnesses)
+    beside = ("work sharing not decided here: on 7 threads the threaded variant ran 2.92x as "
+              "fast as the judge's serial scan (7.1 ms) in its fastest round, the course's own "
+              "scan 2.53x (2.33x in its median round); the judge does not call it shared: the "
+              "program had 1 thread(s) beside its main thread and its idle OpenMP workers "
+              "through a turn of the judge's, from the part's return to the next call (a thread "
+              "started outside OpenMP, which no function a part may call starts); read the "
+              "part" + witnesses)
     envs = [(f"OMP_NUM_THREADS={t}", {}) for t in (3, 4, 7)]
     found = {}
     for name, runs_said in (("slow", (not_timed, few, slow)), ("not timed", (not_timed, few,
@@ -250,12 +253,12 @@ def share_texts(kit, check):
           found["slow and shared"].get("status_gate") == "passed" and
           b.get("partial") and b.get("status_gate") is None and
           b["output"].startswith("not decided: after your threaded variant returned, your "
-                                 "program still had 8 threads, more than the 7") and
-          "num_threads clause above OMP_NUM_THREADS is honest" in b["instructor"] and
+                                 "program had 1 thread(s) that were neither") and
+          "regrading does not change it" in b["instructor"] and
           all(w in harness for w in ('"too slow to tell: "', "'shared' needs %.2fx (%.1f of the "
                                      "course's own scan's gain", '"too few threads to tell: "',
                                      '"work sharing not decided here: %s',
-                                     '"program had %d threads, more than its OpenMP team of %d')),
+                                     '; the judge does not call it shared: the program had %d "')),
           str(found))
 
 
@@ -277,8 +280,14 @@ def main(kit, tmp, check, full=False):
                       "G3C_selfkill", "G4S02_affinity") +
             (("G3B_boxclaim", "G3A_thief", "G3P_ptrace", "G3S_stop", "G4S08_prlimit_judge",
               "G4S05_grandchild_hogs", "G4S04_timed_detect", "R5V_vanishing_threads",
-              "R5A_pin_workers", "R5C_sleepers", "R6L_lazy_completion") if full else ())}
+              "R5A_pin_workers", "R5C_sleepers", "R6L_lazy_completion", "R7F_sleeper",
+              "R7S_spawner", "R7N_nested_honest") if full else ())}
     body["T6_small"] = body["T6_big_forge"].replace("n > ((size_t)1 << 31)", "n > 60000")
+    if full:
+        # R6L's thread scans nine tenths, not half: on 2 CPUs half was sometimes done before
+        # the judge woke, inside the part's time (neither void nor wrong: nothing to see)
+        body["R6L_lazy_completion"] = body["R6L_lazy_completion"].replace(
+            "const size_t half = n / 2;", "const size_t half = n / 10;")
     # G3S began at the judge's first timed call, known by its n then (2^22 less up to 4095),
     # which the timed calls no longer have: here from the battery's first large call on
     if full:
@@ -294,7 +303,9 @@ def main(kit, tmp, check, full=False):
                      G3S=body["G3S_stop"], G4S08=body["G4S08_prlimit_judge"],
                      G4S05=body["G4S05_grandchild_hogs"], G4S04=body["G4S04_timed_detect"],
                      R5V=body["R5V_vanishing_threads"], R5A=body["R5A_pin_workers"],
-                     R5C=body["R5C_sleepers"], R6L=body["R6L_lazy_completion"])
+                     R5C=body["R5C_sleepers"], R6L=body["R6L_lazy_completion"],
+                     R7F=body["R7F_sleeper"], R7S=body["R7S_spawner"],
+                     R7N=body["R7N_nested_honest"])
         # the parts that run after they return, again with a judge that does not look at what
         # they left running: its CPU-time checks must catch them alone
         nolook_o, r = harness_object(kit, tmp, look=False)
@@ -439,6 +450,39 @@ def main(kit, tmp, check, full=False):
                   "after the part returned", len(share) == 1 and
                   share[0].startswith("ONE THREAD: a process the program started") and
                   "tampering" in share[0], f"{status} {v} {out[-300:]}")
+            # the look at the threads: one outside OpenMP that sleeps through the judge's turns
+            # (R7F) keeps the part from "shared"; an honest part's nested teams (R7N) do not
+            status, out, v = said("R7F", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            check("the judge: the course's part with a thread outside OpenMP that sleeps for good "
+                  "(review 0412i's R7F, a follower's shape) is not decided: a thread beside the "
+                  "team through the judge's turns", len(share) == 1 and
+                  share[0].startswith("work sharing not decided here") and
+                  "the program had 1 thread(s) beside its main thread" in share[0] and
+                  v[-1].startswith("in place passed"), f"{status} {v} {out[-300:]}")
+            status, out, v = said("R7N", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            check("the judge: an honest part whose threads each scan their slice with a nested "
+                  "team of 2 (review 0412i's A2) is right and sees no thread beside its team",
+                  len(share) == 1 and not share[0].startswith("ONE THREAD") and
+                  "beside its main thread" not in share[0] and
+                  v[-1].startswith("in place passed"), f"{status} {v} {out[-300:]}")
+            # the run's last PID: a timer that forks a process ending at once (R7S) is seen
+            # there, where the run has a PID namespace of its own (or, where one of its
+            # processes is still there at the judge's wake, by the look at the processes)
+            status, out, v = said("R7S", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            if sb.pid_namespace:
+                check("the judge: a part whose timer forks processes that end at once (review "
+                      "0412i's A5) fails the work sharing as tampering: the run's PID "
+                      "namespace's last PID moved while the judge timed", len(share) == 1 and
+                      share[0].startswith(("ONE THREAD: the program started a thread or a "
+                                           "process while the judge timed",
+                                           "ONE THREAD: a process the program started")) and
+                      "tampering" in share[0], f"{status} {v} {out[-300:]}")
+            else:
+                print("skip the run's last PID (R7S): no PID namespace per run here")
+            # the parts that run after they return: never shared, whichever check sees them
             for name, what in (("R5V", "whose threads spin 20 ms after each call and end "
                                        "before the judge looks again (a review of 2026-12-04)"),
                                ("R5C", "whose threads sleep at the judge's first look and spin "
@@ -447,11 +491,11 @@ def main(kit, tmp, check, full=False):
                                        "returns (review 0412h's lazy completion)")):
                 status, out, v = said(name, 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
                 share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
-                check(f"the judge: a serial part {what} is not timed: more threads than its "
-                      "OpenMP team after it returned", len(share) == 1 and
-                      share[0].startswith("work sharing not decided here: the judge does not "
-                                          "time") and "more than its OpenMP team of 3" in share[0],
-                      f"{status} {v} {out[-300:]}")
+                check(f"the judge: a serial part {what} is never shared (void rounds, a thread "
+                      "beside the team, or a wrong output)", len(share) == 1 and
+                      not share[0].startswith("threads shared") and
+                      ("void" in share[0] or "beside its main thread" in share[0] or
+                       v[-1].startswith("in place FAILED")), f"{status} {v} {out[-300:]}")
             # the same parts against a judge without that look: its CPU-time checks void every
             # round, never a timing taken as a merely busy machine's (R6L: or its output, left
             # unfinished when the judge checks it, is wrong)
