@@ -281,7 +281,7 @@ def main(kit, tmp, check, full=False):
             (("G3B_boxclaim", "G3A_thief", "G3P_ptrace", "G3S_stop", "G4S08_prlimit_judge",
               "G4S05_grandchild_hogs", "G4S04_timed_detect", "R5V_vanishing_threads",
               "R5A_pin_workers", "R5C_sleepers", "R6L_lazy_completion", "R7F_sleeper",
-              "R7S_spawner", "R7N_nested_honest") if full else ())}
+              "R7S_spawner", "R7N_nested_honest", "R7P_predict") if full else ())}
     body["T6_small"] = body["T6_big_forge"].replace("n > ((size_t)1 << 31)", "n > 60000")
     if full:
         # R6L's thread scans nine tenths, not half: on 2 CPUs half was sometimes done before
@@ -305,7 +305,7 @@ def main(kit, tmp, check, full=False):
                      R5V=body["R5V_vanishing_threads"], R5A=body["R5A_pin_workers"],
                      R5C=body["R5C_sleepers"], R6L=body["R6L_lazy_completion"],
                      R7F=body["R7F_sleeper"], R7S=body["R7S_spawner"],
-                     R7N=body["R7N_nested_honest"])
+                     R7N=body["R7N_nested_honest"], R7P=body["R7P_predict"])
         # the parts that run after they return, again with a judge that does not look at what
         # they left running: its CPU-time checks must catch them alone
         nolook_o, r = harness_object(kit, tmp, look=False)
@@ -482,6 +482,14 @@ def main(kit, tmp, check, full=False):
                       "tampering" in share[0], f"{status} {v} {out[-300:]}")
             else:
                 print("skip the run's last PID (R7S): no PID namespace per run here")
+            # the judge's inputs: each round's from a fresh draw, so a part that solves one
+            # round's generator state (R7P) learns nothing of the next
+            status, out, v = said("R7P", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            check("the judge: a part that solves the generator's state from a timed input and "
+                  "scans the next inputs ahead (review 0412i's A1) never learns them",
+                  "ATTACK A1" not in out and len(share) == 1 and
+                  not share[0].startswith("threads shared"), f"{status} {v} {out[-300:]}")
             # the parts that run after they return: never shared, whichever check sees them
             for name, what in (("R5V", "whose threads spin 20 ms after each call and end "
                                        "before the judge looks again (a review of 2026-12-04)"),
