@@ -27,9 +27,11 @@
  *   child it does not believe alone. Then the judge times the threaded variant itself against
  *   its own serial scan and the course's two-pass scan (judge_serve(), timing_finding()) and
  *   says `ONE THREAD: ...` where the machine could tell and the part gained nothing. The timed
- *   calls are in place at the work-sharing size, like the battery's, on inputs from the judge's
- *   own getrandom(); a part can still tell them apart by their address (the judge's box) or by
- *   coming after the battery (docs/instructor.md);
+ *   calls are in place at the work-sharing size, like the battery's, on inputs from a fresh
+ *   draw of the judge's own getrandom() for each; a part can still tell them apart by their
+ *   address (the judge's box) or by coming after the battery (docs/instructor.md). Between a
+ *   timed call's return and the next, the judge also looks for what runs beside the part's
+ *   OpenMP team (beside_team(), started_process(), last_pid());
  * - with GRADE_BIG=N in the environment, instead: the n > 2^31 case, the "threads" variant,
  *   inclusive, in place on one array of N elements (4N bytes: the grader's only host memory of
  *   that size), the input from vector_gen.h with the run's seed, the output shown to the judge as

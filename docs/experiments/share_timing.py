@@ -12,11 +12,13 @@ classroom/grader/share_rule.h, and the kit's test replays them through it
 Builds chapter 01's harness (classroom/grader/harness_cpu.c) with the course's part, with
 the second gaming review's T2 (a serial scan whose other threads touch their pages, spin and
 rewrite them: only the timing can catch it) and with review 0412h's R6L (a serial part whose
-thread outside OpenMP finishes each timed scan after the part returns: the judge's look at what
-a part left running finds the thread, and R6L_cpu, against a judge built without that look, must
-have its rounds void or wrong) and R6V (one thread scanning with AVX-512 while the others read
+thread outside OpenMP finishes each timed scan after the part returns: never shared; R6L_cpu,
+against a judge built without its looks at what runs beside the team, must have its rounds void
+or wrong) and R6V (one thread scanning with AVX-512 while the others read
 ahead of it: the page witnesses flag it, the timing says whether it reaches 0.7 of the
-yardstick), as the kit's test builds them (judge_cases.py),
+yardstick) and review 0412i's R7F (the course's part with a thread outside OpenMP that sleeps
+for good: its timing may say shared, the judge's look must not), as the kit's test builds them
+(judge_cases.py),
 and runs each through the grader's sandbox R times on 3, 4 and 7 OpenMP threads, with K
 processes of load beside it for each K of --load (0 is an idle machine; each load process is
 `dd if=/dev/zero of=/dev/null bs=64M`, memory and CPU, outside the run (another user, or
@@ -54,7 +56,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--load", default="0,8,16")
-    ap.add_argument("--cases", default="course,T2,R6L,R6L_cpu,R6V",
+    ap.add_argument("--cases", default="course,T2,R6L,R6V,R7F",
                     help="which of the cases to run (comma-separated)")
     ap.add_argument("--min-cpus", default="", help="GRADE_TIMING_MIN_CPUS (a smoke test on a "
                     "small machine: the judge then times where the yardstick cannot gain 2x)")
@@ -71,7 +73,8 @@ def main():
                 ("course", None), ("T2", judge_cases.cheat("T2_touch_rewrite_spin")),
                 ("R6L", judge_cases.cheat("R6L_lazy_completion")),
                 ("R6L_cpu", judge_cases.cheat("R6L_lazy_completion")),
-                ("R6V", judge_cases.cheat("R6V_simd_prefetch")))
+                ("R6V", judge_cases.cheat("R6V_simd_prefetch")),
+                ("R7F", judge_cases.cheat("R7F_sleeper")))
             if name in a.cases.split(",")}
     if not all(made.values()):
         sys.exit(f"share_timing: a harness did not build: {made}")
@@ -104,7 +107,7 @@ def main():
                                        part_best=m.group(5) if m else "",
                                        rounds_void=m.group(6) if m else "",
                                        verdict=(share[0] if len(share) == 1 else
-                                                f"{len(share)} verdicts")[:160])
+                                                f"{len(share)} verdicts")[:800])
                             rows.append(row)
                             print(",".join(str(v) for v in row.values()), flush=True)
             finally:
@@ -120,17 +123,19 @@ def main():
     kinds = (("flagged", "ONE THREAD"), ("shared", "threads shared"),
              ("too slow to tell", "work sharing not decided here: too slow to tell"),
              ("too few threads", "work sharing not decided here: too few threads to tell"),
-             ("threads beside", "work sharing not decided here: the judge does not time"),
              ("not timed", "work sharing not decided"), ("other", ""))
 
-    def kind(verdict):  # the first kind whose words begin the verdict
+    def kind(verdict):  # a thread beside the team, else the first kind whose words begin it
+        if "beside its main thread and its idle OpenMP workers" in verdict:
+            return "threads beside"
         return next(k for k, p in kinds if verdict.startswith(p))
     for name in made:
         for load in loads:
             these = [kind(r["verdict"]) for r in rows if r["case"] == name and r["load"] == load]
             print(f"share_timing: {name}, load {load}: {len(these)} runs: " +
-                  ", ".join(f"{k} {these.count(k)}" for k, _ in kinds if k != "other" or
-                            "other" in these))
+                  ", ".join(f"{k} {these.count(k)}" for k in [k for k, _ in kinds[:4]] +
+                            ["threads beside", "not timed", "other"]
+                            if k != "other" or "other" in these))
     wrong = [r for r in rows if (r["case"] == "course" and r["verdict"].startswith("ONE THREAD"))
              or (r["case"] != "course" and r["verdict"].startswith("threads shared"))]
     print(f"share_timing: {len(rows)} runs, {len(wrong)} wrong verdicts (the course's part "
