@@ -254,6 +254,9 @@ SLOW = re.compile(r"too slow to tell: on (?P<threads>\d+) threads the threaded v
                   r"its median round\).*?; 'shared' needs (?P<needs>[\d.]+)x "
                   r"\((?P<share>[\d.]+) of")
 
+# the judge's turns in which it could not see where the threads waited: the instructor's only
+UNLOOKED = re.compile(r"; the judge could not see where the program's threads waited in \d+ "
+                      r"turn\(s\)")
 # the judge's "a thread beside the team" (harness_cpu.c, timing_finding()): its count
 BESIDE = re.compile(r"the judge does not call it shared: the program had (?P<threads>\d+) "
                     r"thread\(s\) beside its main thread and its idle OpenMP workers")
@@ -312,14 +315,21 @@ def judge_work_sharing(shares, envs, work_sharing):
     odd = [k for k, share in enumerate(shares) if len(share) != 1]
     if any("tampering with the grader's timing" in v for v in one):
         # the judge's CPUs, nice value or limits changed (S02, S08 of the fourth gaming
-        # review), or a process the part started outlived it (harness_cpu.c, left_behind()):
+        # review), or a process the part started outlived it (harness_cpu.c, started_process()):
         # only the program's own processes can do that
         work_sharing["instructor"] = (
             "tampering: " + next(v for v in one if "tampering" in v)[len("ONE THREAD: "):] +
             "; the work-sharing gate failed: read the part")
     if one:
+        said = one[0][len("ONE THREAD: "):]
+        if "tampering with the grader's timing" in said:
+            # what the student reads of tampering: not which look saw it (the instructor's
+            # note above has that)
+            said = ("your program changed the grader's settings, or started a process or thread "
+                    "of its own, while it was graded, which the rules forbid (tampering with the "
+                    "grader's timing)")
         work_sharing.update(status_gate="failed",
-                            output=VOID.sub("", one[0][len("ONE THREAD: "):]) +
+                            output=UNLOOKED.sub("", VOID.sub("", said)) +
                             "\nThe threaded variant must share the scan among its threads: "
                             "the self-test, in place and hidden vectors score 0 (45 of 60 "
                             "points).")
@@ -343,15 +353,15 @@ def judge_work_sharing(shares, envs, work_sharing):
         if beside:
             m = BESIDE.search(beside[-1])
             work_sharing.update(status_gate=None, partial=True, output=(
-                f"not decided: after your threaded variant returned, your program had "
-                f"{m['threads']} thread(s) that were neither its main thread nor an idle thread "
-                f"of its OpenMP team, while the grader timed; it does not decide on such a "
-                f"variant. You lose no points for it now: your instructor reads your code."),
-                instructor=(
-                "work sharing not decided here: " + beside[-1] + ". No function a part may "
-                "call starts such a thread: look for one reached around the gate (address "
-                "arithmetic on a library's symbol or on stdout); regrading does not change "
-                "it (docs/instructor.md, \"What an undecided work sharing asks of you\")."))
+                "not decided: after your threaded variant returned, the grader saw a thread "
+                "in your program that OpenMP did not start. If your variant uses only OpenMP "
+                "(no threads of your own), nothing is wrong; your instructor reads your code. "
+                "You lose no points for it now."), instructor=(
+                "work sharing not decided here: " + beside[-1] + ". A part may start threads "
+                "only through OpenMP: look for one reached around the gate (address arithmetic "
+                "on a library's symbol or on stdout) and take the 45 points if you find one; "
+                "if you find none, it keeps them. Regrading does not change it "
+                "(docs/instructor.md, \"What an undecided work sharing asks of you\")."))
         elif slow:
             m = SLOW.match(slow[-1])  # the run of the most threads
             work_sharing.update(status_gate=None, partial=True, output=(
@@ -385,11 +395,17 @@ def judge_work_sharing(shares, envs, work_sharing):
     else:
         said = [v for share in shares for v in share if v.startswith("threads shared")]
         work_sharing.update(status_gate="passed", output="passed: " + "\n".join(
-            VOID.sub("", v[len("threads shared the work: "):]) for v in said))
+            UNLOOKED.sub("", VOID.sub("", v[len("threads shared the work: "):])) for v in said))
     voided = [v for share in shares for v in share if VOID.search(v)]
     if voided:  # the count the student's text leaves out
         work_sharing["instructor"] = (work_sharing.get("instructor", "") + " The judge voided "
                                       "timing rounds: " + voided[0]).lstrip()
+    unlooked = [v for share in shares for v in share if UNLOOKED.search(v)]
+    if unlooked:
+        work_sharing["instructor"] = (work_sharing.get("instructor", "") + " " +
+                                      UNLOOKED.search(unlooked[0]).group(0)[2:] +
+                                      " (the kernel's ptrace rules): only its CPU-time checks "
+                                      "watched them.").lstrip()
 
 
 def hidden_file_run(b, cfg, made, sb, k, n, exclusive, in_place_, threads):

@@ -152,8 +152,8 @@ def partial_text(items, gpu):
     undecided = [i for i in here if i["name"].startswith("threads")]
     here = [i for i in here if i not in undecided]
     if any(beside(i) for i in undecided):
-        said.append("your program had a thread beside its OpenMP team while the grader timed "
-                    "your threaded variant; your instructor reads it")
+        said.append("your program had a thread that OpenMP did not start; your instructor reads "
+                    "it")
     elif any(too_slow(i) for i in undecided):
         said.append("your threaded variant was timed, but gained too little beside the course's "
                     "own to call the work shared; your instructor reads it")

@@ -589,8 +589,10 @@ static int cmp_double(const void *a, const void *b)
     the judge gives up timing it. */
 #define TIMING_VOID_MAX (2 * TIMING_ROUNDS)
 
-/** The most threads of the child the judge follows (thread_places()). */
-#define PLACES_MAX 256
+/** The most threads of the child the judge follows (thread_places()): more than the grader's
+    sandbox lets a run's user have (classroom/sandbox.py, NPROC), so only a run outside it can
+    have more, whose rounds are then void. */
+#define PLACES_MAX 1024
 
 static struct {
     int step, pending, wrong, voided, stopped;
@@ -606,6 +608,8 @@ static struct {
     long pid_wake; /* the run's PID namespace's last PID when the judge woke (last_pid()) */
     long spawned;  /* its last PID when the judge handed over the next call, where it moved */
     int beside;    /* the most threads seen beside the child's team (beside_team()) */
+    long long child_wake; /* the child's CPU time when the judge woke (process_cpu_ns()) */
+    int unlooked;  /* turns in which the judge could not read where the child's threads wait */
     int wake_n;    /* the child's threads but its main thread when the judge woke, and... */
     long wake_tid[PLACES_MAX];
     unsigned long wake_pc[PLACES_MAX]; /* ...where each waited (thread_places()) */
@@ -757,9 +761,10 @@ static int thread_places(pid_t pid, long *tid, unsigned long *pc, int max)
             continue;
         }
         const size_t got = fread(buf, 1, sizeof buf - 1, f);
+        const int failed = got == 0 || ferror(f); /* a read the kernel refused (ptrace rules) */
         fclose(f);
         buf[got] = '\0';
-        if (n == max) {
+        if (n == max || failed) {
             ok = 0;
             break;
         }
@@ -773,9 +778,11 @@ static int thread_places(pid_t pid, long *tid, unsigned long *pc, int max)
 
 /** Where OpenMP's own code lies: the executable mappings of libgomp in the judge (read once,
     at its first look: the child is the judge's fork, with the same libgomp at the same
-    address). An idle worker of the pool waits in a system call made there (x86-64's libgomp
-    makes its futex calls itself), and a thread waiting there can be woken only by another
-    thread of the run: one outside OpenMP waits elsewhere (nanosleep, a futex of its own). */
+    address). On x86-64 an idle worker of the pool waits in a system call made there (libgomp's
+    config/linux/x86/futex.h makes its futex calls itself; elsewhere they go through libc's
+    syscall(), and the look at the threads is off: beside_team()), and a thread waiting there
+    can be woken only by another thread of the run: one outside OpenMP waits elsewhere
+    (nanosleep, a futex of its own). */
 static unsigned long g_gomp[4][2];
 static int g_gomp_n;
 
@@ -812,8 +819,11 @@ static int docked(unsigned long pc)
     T, a nested region), is at neither look. Their count, or -1 where the kernel does not say. */
 static int beside_team(void)
 {
-    long tid[PLACES_MAX];
-    unsigned long pc[PLACES_MAX];
+#if !defined(__x86_64__)
+    return 0;
+#endif
+    static long tid[PLACES_MAX];
+    static unsigned long pc[PLACES_MAX];
     const int n = thread_places(g_judge_child, tid, pc, PLACES_MAX);
     if (g_gomp_n == 0)
         learn_gomp();
@@ -892,6 +902,10 @@ static long last_pid(void)
     and gone back to sleep) where the judge needs them asleep; more makes the round void. */
 #define BUSY_SHARE 0.1
 
+/** The CPU time the child may use in a turn of the judge's, from a timed call's return to the
+    next (its threads on their way to sleep take microseconds); more voids both calls. */
+#define CHILD_TURN_NS 500000LL
+
 /** Did the run's processes run since run_cpu() gave (ns0, ticks0) at wall time w0 (its result
     read0)? They did if they ran BUSY_SHARE of the time since, or one of them ended (its time leaves
     the sum), or their reaped children's ticks moved by 3 or more (a tick's rounding in each of
@@ -924,7 +938,8 @@ static int judge_serve(judge_box *box, int argc, char **argv)
     if (T < 2 || big_n_asked() || (T < cpus_here() ? T : cpus_here()) < timing_min_cpus() ||
         guard_changed())
         return 0;
-    int woke = 0; /* the judge woke from a timed call (the first turn has none) */
+    int woke = 0;     /* the judge woke from a timed call (the first turn has none) */
+    int recorded = 0; /* and took that call's time */
     if (g_time.pending) {
         const double part = wall_seconds() - g_time.sent;
         /* from the part's return the run's threads sleep while the judge checks the output: a
@@ -933,6 +948,7 @@ static int judge_serve(judge_box *box, int argc, char **argv)
            soon as the judge wakes (run_cpu() reads every process of /proc: slower) */
         long long c0 = 0, c1 = 0, ns0, ticks0;
         const int child0 = process_cpu_ns(g_judge_child, &c0);
+        g_time.child_wake = child0 ? -1 : c0;
         /* and where each of the child's threads waits, and the run's last PID (end of turn) */
         woke = 1;
         g_time.pid_wake = g_pid_ns ? last_pid() : 0;
@@ -958,6 +974,7 @@ static int judge_serve(judge_box *box, int argc, char **argv)
             g_time.serial[g_time.step] = g_time.round_serial;
             g_time.yard[g_time.step] = g_time.round_yard;
             g_time.part[g_time.step++] = part;
+            recorded = 1;
         }
         if (started > 0) {
             g_time.started = started;
@@ -1019,6 +1036,19 @@ static int judge_serve(judge_box *box, int argc, char **argv)
        (review 0412h's "follower") runs while the judge watches */
     memcpy(box->data, g_time.in, n * sizeof(int32_t)); /* the child scans it in place */
     g_time.busy = run_busy(read0, ns0, ticks0, w0);
+    long long c_now = 0;
+    if (woke && (process_cpu_ns(g_judge_child, &c_now) || g_time.child_wake < 0 ||
+                 c_now - g_time.child_wake > CHILD_TURN_NS)) {
+        /* the child ran during the judge's turn (an honest one sleeps: its main thread waits
+           for the judge, its workers in OpenMP's pool): the call before it and the next are
+           void, whatever thread ran (a signal handler too; review 0412i2's threads that work
+           between the judge's two looks at them) */
+        if (recorded) {
+            --g_time.step;
+            ++g_time.voided;
+        }
+        g_time.busy = 1;
+    }
     if (JUDGE_LEFT_BEHIND && woke) {
         /* what ran beside the team through the judge's whole turn, from its wake to now: a
            thread outside OpenMP (the verdict's "not decided"), or a thread or process started
@@ -1026,15 +1056,20 @@ static int judge_serve(judge_box *box, int argc, char **argv)
            timer that forked loads while the judge timed, gone before the next look) */
         const int beside = beside_team();
         const long pid_now = g_pid_ns ? last_pid() : 0;
-        if (beside < 0 || pid_now < 0 || g_time.pid_wake < 0) {
+        if (pid_now < 0 || g_time.pid_wake < 0) {
             ++g_time.unchecked; /* the next round is void */
             g_time.busy = 1;
         } else if (pid_now != g_time.pid_wake) {
             g_time.spawned = pid_now;
             return 0; /* no more rounds: judge_verdicts() says it */
-        } else if (beside > g_time.beside) {
-            g_time.beside = beside;
         }
+        /* the look at the threads is a tripwire: where the kernel does not let the judge read
+           them (Yama's ptrace_scope 2 or 3, a child made undumpable) it is said, and the
+           CPU-time checks hold alone */
+        if (beside < 0)
+            ++g_time.unlooked;
+        else if (beside > g_time.beside)
+            g_time.beside = beside;
     }
     box->op = JUDGE_TIMED;
     box->variant = 1; /* chapter 01's table: serial, threads */
@@ -1127,13 +1162,19 @@ static int timing_rule(char *why, size_t len)
 static int timing_finding(char *why, size_t len)
 {
     const int found = timing_rule(why, len);
+    if (g_time.unlooked && found != 1) {
+        const size_t used = strlen(why);
+        snprintf(why + used, len - used, "; the judge could not see where the program's threads "
+                 "waited in %d turn(s)", g_time.unlooked);
+    }
     if (!g_time.beside || found == 1)
         return found;
     const size_t used = strlen(why);
     snprintf(why + used, len - used, "; the judge does not call it shared: the program had %d "
              "thread(s) beside its main thread and its idle OpenMP workers through a turn of "
-             "the judge's, from the part's return to the next call (a thread started outside "
-             "OpenMP, which no function a part may call starts); read the part", g_time.beside);
+             "the judge's, from the part's return to the next call (a thread OpenMP did not "
+             "start: a part may start threads only through OpenMP); read the part",
+             g_time.beside);
     return -1;
 }
 
@@ -1216,7 +1257,7 @@ static int judge_verdicts(const judge_case *log, int cases, char claims[][512], 
        text in the box, which the child and anything it started can write: review 3, #2); only
        the judge's own timing says "shared", and where it cannot time, nothing does */
     const char *claim = claim_count == 1 ? claims[0] : NULL;
-    char why[512];
+    char why[1024];
     const int timed = T >= 2 ? timing_finding(why, sizeof why) : -1;
     if (!claim) {
         ++failed;
@@ -1228,14 +1269,13 @@ static int judge_verdicts(const judge_case *log, int cases, char claims[][512], 
                 g_guard.changed);
     } else if (g_time.started) {
         verdict("ONE THREAD: a process the program started (pid %ld) was there after its "
-                "threaded variant returned, which no function a part may call can start: it can "
-                "scan while the judge's clock is stopped (tampering with the grader's timing)",
-                g_time.started);
+                "threaded variant returned, which no function a part may call can start "
+                "(tampering with the grader's timing)", g_time.started);
     } else if (g_time.spawned) {
-        verdict("ONE THREAD: the program started a thread or a process while the judge timed "
-                "(its PID namespace's last PID moved from %ld to %ld between the part's return "
-                "and the next call), which no function a part may call can do (tampering with "
-                "the grader's timing)", g_time.pid_wake, g_time.spawned);
+        verdict("ONE THREAD: the program started a thread or a process between a timed call's "
+                "return and the next (its PID namespace's last PID moved from %ld to %ld), which "
+                "no function a part may call can do (tampering with the grader's timing)",
+                g_time.pid_wake, g_time.spawned);
     } else if (T < 2) {
         verdict("work sharing not checked: %d thread(s)", T);
     } else if (strncmp(claim, "ONE THREAD: ", 12) == 0) {

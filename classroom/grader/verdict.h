@@ -155,7 +155,7 @@ static void write_all(int fd, const char *p, size_t left)
     (no verdict file), the line with the token `none` goes to stdout. */
 static void verdict(const char *fmt, ...)
 {
-    char text[1024];
+    char text[2048];
     va_list ap;
     va_start(ap, fmt);
     const int at = snprintf(text, sizeof text, "[grader %s] ", g_token);

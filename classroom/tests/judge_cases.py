@@ -220,7 +220,7 @@ def share_texts(kit, check):
               "scan 2.53x (2.33x in its median round); the judge does not call it shared: the "
               "program had 1 thread(s) beside its main thread and its idle OpenMP workers "
               "through a turn of the judge's, from the part's return to the next call (a thread "
-              "started outside OpenMP, which no function a part may call starts); read the "
+              "OpenMP did not start: a part may start threads only through OpenMP); read the "
               "part" + witnesses)
     envs = [(f"OMP_NUM_THREADS={t}", {}) for t in (3, 4, 7)]
     found = {}
@@ -252,9 +252,9 @@ def share_texts(kit, check):
           found["flagged and shared"].get("status_gate") == "failed" and
           found["slow and shared"].get("status_gate") == "passed" and
           b.get("partial") and b.get("status_gate") is None and
-          b["output"].startswith("not decided: after your threaded variant returned, your "
-                                 "program had 1 thread(s) that were neither") and
-          "regrading does not change it" in b["instructor"] and
+          b["output"].startswith("not decided: after your threaded variant returned, the "
+                                 "grader saw a thread") and
+          "Regrading does not change it" in b["instructor"] and
           all(w in harness for w in ('"too slow to tell: "', "'shared' needs %.2fx (%.1f of the "
                                      "course's own scan's gain", '"too few threads to tell: "',
                                      '"work sharing not decided here: %s',
@@ -281,7 +281,8 @@ def main(kit, tmp, check, full=False):
             (("G3B_boxclaim", "G3A_thief", "G3P_ptrace", "G3S_stop", "G4S08_prlimit_judge",
               "G4S05_grandchild_hogs", "G4S04_timed_detect", "R5V_vanishing_threads",
               "R5A_pin_workers", "R5C_sleepers", "R6L_lazy_completion", "R7F_sleeper",
-              "R7S_spawner", "R7N_nested_honest", "R7P_predict") if full else ())}
+              "R7S_spawner", "R7N_nested_honest", "R7P_predict", "R7W_turn_worker")
+             if full else ())}
     body["T6_small"] = body["T6_big_forge"].replace("n > ((size_t)1 << 31)", "n > 60000")
     if full:
         # R6L's thread scans nine tenths, not half: on 2 CPUs half was sometimes done before
@@ -305,7 +306,8 @@ def main(kit, tmp, check, full=False):
                      R5V=body["R5V_vanishing_threads"], R5A=body["R5A_pin_workers"],
                      R5C=body["R5C_sleepers"], R6L=body["R6L_lazy_completion"],
                      R7F=body["R7F_sleeper"], R7S=body["R7S_spawner"],
-                     R7N=body["R7N_nested_honest"], R7P=body["R7P_predict"])
+                     R7N=body["R7N_nested_honest"], R7P=body["R7P_predict"],
+                     R7W=body["R7W_turn_worker"])
         # the parts that run after they return, again with a judge that does not look at what
         # they left running: its CPU-time checks must catch them alone
         nolook_o, r = harness_object(kit, tmp, look=False)
@@ -408,9 +410,11 @@ def main(kit, tmp, check, full=False):
             share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
             check("the judge: a part whose grandchild stops and continues the judge while it "
                   "times (gamer3 #6) is flagged (only the program's processes can stop the "
-                  "judge); the course's part, timed the same way, is not",
+                  "judge; the grandchild is a process the program started, which is flagged "
+                  "too); the course's part, timed the same way, is not",
                   len(share) == 1 and share[0].startswith("ONE THREAD") and
-                  "stopped" in share[0] and len(c_share) == 1 and
+                  ("stopped" in share[0] or "a process the program started" in share[0]) and
+                  len(c_share) == 1 and
                   not c_share[0].startswith("ONE THREAD") and "stopped" not in c_share[0],
                   f"{share} {c_share} {out[-300:]}")
         # the fourth gaming review: a part that changes its judge's CPUs (S02) or limits (S08)
@@ -475,9 +479,9 @@ def main(kit, tmp, check, full=False):
             if sb.pid_namespace:
                 check("the judge: a part whose timer forks processes that end at once (review "
                       "0412i's A5) fails the work sharing as tampering: the run's PID "
-                      "namespace's last PID moved while the judge timed", len(share) == 1 and
+                      "namespace's last PID moved in the judge's turn", len(share) == 1 and
                       share[0].startswith(("ONE THREAD: the program started a thread or a "
-                                           "process while the judge timed",
+                                           "process between a timed call's return",
                                            "ONE THREAD: a process the program started")) and
                       "tampering" in share[0], f"{status} {v} {out[-300:]}")
             else:
@@ -490,6 +494,15 @@ def main(kit, tmp, check, full=False):
                   "scans the next inputs ahead (review 0412i's A1) never learns them",
                   "ATTACK A1" not in out and len(share) == 1 and
                   not share[0].startswith("threads shared"), f"{status} {v} {out[-300:]}")
+            # the child's CPU time over the judge's whole turn: a thread that works there, out
+            # of both looks and under the busy check's tenth (R7W), voids every round
+            status, out, v = said("R7W", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            check("the judge: a part whose thread works 0.8 ms of CPU time in each of the judge's "
+                  "turns, asleep at its wake and gone at its next call (review 0412i2's 9a), "
+                  "has every round void", len(share) == 1 and
+                  share[0].startswith("work sharing not decided here: the judge could not time")
+                  and v[-1].startswith("in place passed"), f"{status} {v} {out[-300:]}")
             # the parts that run after they return: never shared, whichever check sees them
             for name, what in (("R5V", "whose threads spin 20 ms after each call and end "
                                        "before the judge looks again (a review of 2026-12-04)"),
@@ -500,10 +513,11 @@ def main(kit, tmp, check, full=False):
                 status, out, v = said(name, 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
                 share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
                 check(f"the judge: a serial part {what} is never shared (void rounds, a thread "
-                      "beside the team, or a wrong output)", len(share) == 1 and
-                      not share[0].startswith("threads shared") and
+                      "beside the team, a thread started in the judge's turn, or a wrong "
+                      "output)", len(share) == 1 and not share[0].startswith("threads shared") and
                       ("void" in share[0] or "beside its main thread" in share[0] or
-                       v[-1].startswith("in place FAILED")), f"{status} {v} {out[-300:]}")
+                       "tampering" in share[0] or v[-1].startswith("in place FAILED")),
+                      f"{status} {v} {out[-300:]}")
             # the same parts against a judge without that look: its CPU-time checks void every
             # round, never a timing taken as a merely busy machine's (R6L: or its output, left
             # unfinished when the judge checks it, is wrong)
