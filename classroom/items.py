@@ -315,24 +315,25 @@ def judge_work_sharing(shares, envs, work_sharing):
     odd = [k for k, share in enumerate(shares) if len(share) != 1]
     if any("tampering with the grader's timing" in v for v in one):
         # the judge's CPUs, nice value or limits changed (S02, S08 of the fourth gaming
-        # review), or a process the part started outlived it (harness_cpu.c, started_process()):
-        # only the program's own processes can do that
+        # review), a process the part started outlived it (harness_cpu.c, started_process()),
+        # or one started in the judge's turn moved the run's last PID (last_pid()): only the
+        # program's own processes can do that
         work_sharing["instructor"] = (
             "tampering: " + next(v for v in one if "tampering" in v)[len("ONE THREAD: "):] +
             "; the work-sharing gate failed: read the part")
     if one:
         said = one[0][len("ONE THREAD: "):]
+        why = "The threaded variant must share the scan among its threads"
         if "tampering with the grader's timing" in said:
             # what the student reads of tampering: not which look saw it (the instructor's
             # note above has that)
             said = ("your program changed the grader's settings, or started a process or thread "
                     "of its own, while it was graded, which the rules forbid (tampering with the "
                     "grader's timing)")
+            why = "The rules forbid it"
         work_sharing.update(status_gate="failed",
-                            output=UNLOOKED.sub("", VOID.sub("", said)) +
-                            "\nThe threaded variant must share the scan among its threads: "
-                            "the self-test, in place and hidden vectors score 0 (45 of 60 "
-                            "points).")
+                            output=UNLOOKED.sub("", VOID.sub("", said)) + f"\n{why}: the "
+                            "self-test, in place and hidden vectors score 0 (45 of 60 points).")
     elif odd:
         work_sharing.update(status_gate="failed", output=(
             f"the harness's verdict on the work sharing is missing or repeated in the run "
@@ -351,17 +352,17 @@ def judge_work_sharing(shares, envs, work_sharing):
         slow = [v for v in undecided if SLOW.match(v)]
         beside = [v for v in undecided if BESIDE.search(v)]
         if beside:
-            m = BESIDE.search(beside[-1])
             work_sharing.update(status_gate=None, partial=True, output=(
-                "not decided: after your threaded variant returned, the grader saw a thread "
-                "in your program that OpenMP did not start. If your variant uses only OpenMP "
-                "(no threads of your own), nothing is wrong; your instructor reads your code. "
-                "You lose no points for it now."), instructor=(
-                "work sharing not decided here: " + beside[-1] + ". A part may start threads "
-                "only through OpenMP: look for one reached around the gate (address arithmetic "
-                "on a library's symbol or on stdout) and take the 45 points if you find one; "
-                "if you find none, it keeps them. Regrading does not change it "
-                "(docs/instructor.md, \"What an undecided work sharing asks of you\")."))
+                "not decided: after your threaded variant returned, the grader saw what looked "
+                "like a thread that OpenMP did not start. If your variant starts no threads of "
+                "its own (OpenMP only), nothing is wrong: your instructor reads your code. You "
+                "lose no points for it now."), instructor=(
+                "work sharing not decided here: " + UNLOOKED.sub("", beside[-1]) + ". A part "
+                "may start threads only through OpenMP: look for one reached around the gate "
+                "(address arithmetic on a library's symbol or on stdout) and take the 45 points "
+                "if you find one; if you find none, decide it as any undecided part (a regrade "
+                "usually finds the thread again: docs/instructor.md, \"What an undecided work "
+                "sharing asks of you\")."))
         elif slow:
             m = SLOW.match(slow[-1])  # the run of the most threads
             work_sharing.update(status_gate=None, partial=True, output=(
@@ -373,8 +374,8 @@ def judge_work_sharing(shares, envs, work_sharing):
                 f"points for it now: your instructor reads your code, and a variant in which "
                 f"each thread scans its own part of the array keeps them (ASSIGNMENT.md says "
                 f"how to time it yourself)."), instructor=(
-                "work sharing not decided here: " + slow[-1] + ". Regrade it on a quiet "
-                "machine if this one was busy (docs/instructor.md, \"What an undecided work "
+                "work sharing not decided here: " + UNLOOKED.sub("", slow[-1]) +
+                ". Regrade it on a quiet machine if this one was busy (docs/instructor.md, \"What an undecided work "
                 "sharing asks of you\"); if it stays there, read the part: an honest but slow "
                 "threaded scan lands here (it keeps its points), and so would a serial scan "
                 "timed against a slow serial reference (take the 45 points by hand)."))
@@ -383,8 +384,8 @@ def judge_work_sharing(shares, envs, work_sharing):
                 "not run here: the work sharing could not be decided on this machine (its "
                 "timing needs idle cores); your instructor decides it later, and no points "
                 "are taken for it now."), instructor=(
-                "work sharing not decided here: " + undecided[-1] + ". Regrade it on a "
-                "quiet machine (docs/instructor.md, \"What an undecided work sharing asks of "
+                "work sharing not decided here: " + UNLOOKED.sub("", undecided[-1]) +
+                ". Regrade it on a quiet machine (docs/instructor.md, \"What an undecided work sharing asks of "
                 "you\"), or read the part."))
     elif not any(v.startswith("threads shared") for share in shares for v in share):
         # not a pass, not a failure: the output was not written (a stub); it scores 0 anyway
@@ -404,8 +405,9 @@ def judge_work_sharing(shares, envs, work_sharing):
     if unlooked:
         work_sharing["instructor"] = (work_sharing.get("instructor", "") + " " +
                                       UNLOOKED.search(unlooked[0]).group(0)[2:] +
-                                      " (the kernel's ptrace rules): only its CPU-time checks "
-                                      "watched them.").lstrip()
+                                      " (the kernel refused the read, or the program had more "
+                                      "than 1024 threads): only its CPU-time checks watched "
+                                      "them.").lstrip()
 
 
 def hidden_file_run(b, cfg, made, sb, k, n, exclusive, in_place_, threads):

@@ -152,8 +152,8 @@ def partial_text(items, gpu):
     undecided = [i for i in here if i["name"].startswith("threads")]
     here = [i for i in here if i not in undecided]
     if any(beside(i) for i in undecided):
-        said.append("your program had a thread that OpenMP did not start; your instructor reads "
-                    "it")
+        said.append("the grader saw what looked like a thread in your program that OpenMP did "
+                    "not start; your instructor reads it")
     elif any(too_slow(i) for i in undecided):
         said.append("your threaded variant was timed, but gained too little beside the course's "
                     "own to call the work shared; your instructor reads it")

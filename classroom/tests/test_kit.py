@@ -983,13 +983,22 @@ def partial_texts():
                    "threaded variant ran 1.21x as fast as a serial scan")
     slow = reports.partial_text([it("build", "graded"), slow_item], (False, ""))
     slow_row = reports.partial_verdict([it("build", "graded"), slow_item])
+    beside_item = it("threads share the work", "partial", "not decided: after your threaded "
+                     "variant returned, the grader saw what looked like a thread")
+    beside = reports.partial_text([it("build", "graded"), beside_item], (False, ""))
+    beside_row = reports.partial_verdict([it("build", "graded"), beside_item])
     check("partial grades say what is true: a work sharing timed and too slow to tell is not "
-          "blamed on the machine, and grades.csv says to read the part",
+          "blamed on the machine, and grades.csv says to read the part; one with a thread "
+          "beside the team says so, not 'too slow'",
           "could not be decided" not in slow and "gained too little" in slow and
           slow_row == "partial: threads share the work too slow to tell (read the part)" and
+          "OpenMP did not start" in beside and "too little" not in beside and
+          beside_row == "partial: threads share the work a thread beside the team (read the "
+                        "part)" and
           reports.partial_verdict([it("build", "graded"), it("threads share the work",
                                    "partial", "not run here: x")]) ==
-          "partial: threads share the work not run here", slow + "\n" + slow_row)
+          "partial: threads share the work not run here",
+          slow + "\n" + slow_row + "\n" + beside + "\n" + beside_row)
     check("partial grades say what is true: without a GPU 'working parts from wrong ones'; a "
           "case left out by GRADE_MAX_N was capped, not 'could not run on this machine'; the "
           "work sharing not decided on this machine is not said to be capped",
