@@ -335,6 +335,12 @@ def main(kit, tmp, check, full=False):
                                            timeout=timeout)
         return status, out, verdicts
 
+    def timed_run(name):
+        """A run of `name` on 3 threads, timed on 2 CPUs too (GRADE_TIMING_MIN_CPUS: the kit's
+        test alone sets it): its status, output, verdicts and verdicts on the work sharing."""
+        status, out, v = said(name, 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+        return status, out, v, [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+
     # the judge times the threaded variant only with 3 CPUs for 3 threads (harness_cpu.c), and
     # judges only where the yardstick gained 2x (idle cores): elsewhere "not decided here"
     timed = len(os.sched_getaffinity(0)) >= 3
@@ -406,8 +412,7 @@ def main(kit, tmp, check, full=False):
                       "(gamer3 #5)", refused and v and v[-1].startswith("in place passed"),
                       f"{probe} {v}")
             # the timing on 2 CPUs too (GRADE_TIMING_MIN_CPUS: the kit's test alone sets it)
-            status, out, v = said("G3S", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
-            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            status, out, v, share = timed_run("G3S")
             check("the judge: a part whose grandchild stops and continues the judge while it "
                   "times (gamer3 #6) is flagged (only the program's processes can stop the "
                   "judge; the grandchild is a process the program started, which is flagged "
@@ -444,11 +449,9 @@ def main(kit, tmp, check, full=False):
                   "told them apart (out == in + 2^22, n just below 2^22): they are in place at "
                   "the battery's work-sharing size", "S04: a timed call" not in out and
                   v and v[-1].startswith("in place passed"), f"{status} {v} {out[-300:]}")
-            # parts that leave a process or a thread running after they return: the judge's
-            # look at the run (left_behind()) flags a process and does not time a part with
-            # threads beside its team
-            status, out, v = said("G4S05", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
-            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            # a part that leaves a process running after it returns: the judge's look at the
+            # run's processes (started_process()) flags it
+            status, out, v, share = timed_run("G4S05")
             check("the judge: a serial part whose grandchildren spin while the judge times "
                   "(gamer4 S05) fails the work sharing: a process the program started was there "
                   "after the part returned", len(share) == 1 and
@@ -456,16 +459,14 @@ def main(kit, tmp, check, full=False):
                   "tampering" in share[0], f"{status} {v} {out[-300:]}")
             # the look at the threads: one outside OpenMP that sleeps through the judge's turns
             # (R7F) keeps the part from "shared"; an honest part's nested teams (R7N) do not
-            status, out, v = said("R7F", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
-            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            status, out, v, share = timed_run("R7F")
             check("the judge: the course's part with a thread outside OpenMP that sleeps for good "
                   "(review 0412i's R7F, a follower's shape) is not decided: a thread beside the "
                   "team through the judge's turns", len(share) == 1 and
                   share[0].startswith("work sharing not decided here") and
                   "the program had 1 thread(s) beside its main thread" in share[0] and
                   v[-1].startswith("in place passed"), f"{status} {v} {out[-300:]}")
-            status, out, v = said("R7N", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
-            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            status, out, v, share = timed_run("R7N")
             check("the judge: an honest part whose threads each scan their slice with a nested "
                   "team of 2 (review 0412i's A2) is right and sees no thread beside its team",
                   len(share) == 1 and not share[0].startswith("ONE THREAD") and
@@ -474,8 +475,7 @@ def main(kit, tmp, check, full=False):
             # the run's last PID: a timer that forks a process ending at once (R7S) is seen
             # there, where the run has a PID namespace of its own (or, where one of its
             # processes is still there at the judge's wake, by the look at the processes)
-            status, out, v = said("R7S", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
-            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            status, out, v, share = timed_run("R7S")
             if sb.pid_namespace:
                 check("the judge: a part whose timer forks processes that end at once (review "
                       "0412i's A5) fails the work sharing as tampering: the run's PID "
@@ -488,16 +488,14 @@ def main(kit, tmp, check, full=False):
                 print("skip the run's last PID (R7S): no PID namespace per run here")
             # the judge's inputs: each round's from a fresh draw, so a part that solves one
             # round's generator state (R7P) learns nothing of the next
-            status, out, v = said("R7P", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
-            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            status, out, v, share = timed_run("R7P")
             check("the judge: a part that solves the generator's state from a timed input and "
                   "scans the next inputs ahead (review 0412i's A1) never learns them",
                   "ATTACK A1" not in out and len(share) == 1 and
                   not share[0].startswith("threads shared"), f"{status} {v} {out[-300:]}")
             # the child's CPU time over the judge's whole turn: a thread that works there, out
             # of both looks and under the busy check's tenth (R7W), voids every round
-            status, out, v = said("R7W", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
-            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            status, out, v, share = timed_run("R7W")
             check("the judge: a part whose thread works 0.8 ms of CPU time in each of the judge's "
                   "turns, asleep at its wake and gone at its next call (review 0412i2's 9a), "
                   "has every round void", len(share) == 1 and
@@ -510,8 +508,7 @@ def main(kit, tmp, check, full=False):
                                        "while its yardstick runs (a review of 2026-12-04)"),
                                ("R6L", "whose thread outside OpenMP finishes the scan after it "
                                        "returns (review 0412h's lazy completion)")):
-                status, out, v = said(name, 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
-                share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+                status, out, v, share = timed_run(name)
                 check(f"the judge: a serial part {what} is never shared (void rounds, a thread "
                       "beside the team, a thread started in the judge's turn, or a wrong "
                       "output)", len(share) == 1 and not share[0].startswith("threads shared") and
@@ -534,16 +531,14 @@ def main(kit, tmp, check, full=False):
                     ("R6L", "whose thread outside OpenMP finishes the scan after it returns "
                             "(review 0412h): its rounds are void (the child's CPU clock from the "
                             "judge's wake) or its timed output wrong")):
-                status, out, v = said(name + "_cpu", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
-                share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+                status, out, v, share = timed_run(name + "_cpu")
                 check(f"the judge without its look at what a part left running: a serial part "
                       f"{what}, never timed as if the machine were merely busy", len(share) == 1
                       and not share[0].startswith("threads shared") and
                       ("void" in share[0] or (name == "R6L" and v and
                                               v[-1].startswith("in place FAILED"))),
                       f"{status} {v} {out[-300:]}")
-            status, out, v = said("R5A", 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
-            share = [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+            status, out, v, share = timed_run("R5A")
             check("the judge: a serial part that pins the judge's worker threads to one CPU (a "
                   "review of 2026-12-04) fails the work sharing as tampering (each thread of the "
                   "yardstick's team is checked)", len(share) == 1 and
