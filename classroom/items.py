@@ -375,8 +375,9 @@ def judge_work_sharing(shares, envs, work_sharing):
                 f"each thread scans its own part of the array keeps them (ASSIGNMENT.md says "
                 f"how to time it yourself)."), instructor=(
                 "work sharing not decided here: " + UNLOOKED.sub("", slow[-1]) +
-                ". Regrade it on a quiet machine if this one was busy (docs/instructor.md, \"What an undecided work "
-                "sharing asks of you\"); if it stays there, read the part: an honest but slow "
+                ". Regrade it on a quiet machine if this one was busy (docs/instructor.md, "
+                "\"What an undecided work sharing asks of you\"); if it stays there, read the "
+                "part: an honest but slow "
                 "threaded scan lands here (it keeps its points), and so would a serial scan "
                 "timed against a slow serial reference (take the 45 points by hand)."))
         else:
@@ -385,8 +386,8 @@ def judge_work_sharing(shares, envs, work_sharing):
                 "timing needs idle cores); your instructor decides it later, and no points "
                 "are taken for it now."), instructor=(
                 "work sharing not decided here: " + UNLOOKED.sub("", undecided[-1]) +
-                ". Regrade it on a quiet machine (docs/instructor.md, \"What an undecided work sharing asks of "
-                "you\"), or read the part."))
+                ". Regrade it on a quiet machine (docs/instructor.md, \"What an undecided "
+                "work sharing asks of you\"), or read the part."))
     elif not any(v.startswith("threads shared") for share in shares for v in share):
         # not a pass, not a failure: the output was not written (a stub); it scores 0 anyway
         said = next((v for share in shares for v in share if "wrote too little" in v),
