@@ -938,7 +938,7 @@ static int judge_serve(judge_box *box, int argc, char **argv)
     if (T < 2 || big_n_asked() || (T < cpus_here() ? T : cpus_here()) < timing_min_cpus() ||
         guard_changed())
         return 0;
-    int woke = 0;     /* the judge woke from a timed call (the first turn has none) */
+    int woke = 0;     /* the judge took a wake's readings (from a timed call, or the first) */
     int recorded = 0; /* and took that call's time */
     if (g_time.pending) {
         const double part = wall_seconds() - g_time.sent;
@@ -998,6 +998,15 @@ static int judge_serve(judge_box *box, int argc, char **argv)
            makes in place just as it makes the timed calls */
         const size_t share = sharing_size((size_t)T, g_judge.seed);
         g_time.n = share && share <= 2 * JUDGE_CHUNK ? share : 2 * JUDGE_CHUNK;
+        /* the first turn is watched as the others (review 0412i3): the judge's own team made
+           first, so that its threads do not move the run's last PID, then the readings a wake
+           takes */
+        guard_team(T);
+        long long c0 = 0;
+        g_time.child_wake = process_cpu_ns(g_judge_child, &c0) ? -1 : c0;
+        g_time.pid_wake = g_pid_ns ? last_pid() : 0;
+        g_time.wake_n = thread_places(g_judge_child, g_time.wake_tid, g_time.wake_pc, PLACES_MAX);
+        woke = 1;
     }
     /* a fresh input, the judge's serial scan of it (timed), the yardstick (timed) */
     const size_t n = g_time.n;
@@ -1036,19 +1045,6 @@ static int judge_serve(judge_box *box, int argc, char **argv)
        (review 0412h's "follower") runs while the judge watches */
     memcpy(box->data, g_time.in, n * sizeof(int32_t)); /* the child scans it in place */
     g_time.busy = run_busy(read0, ns0, ticks0, w0);
-    long long c_now = 0;
-    if (woke && (process_cpu_ns(g_judge_child, &c_now) || g_time.child_wake < 0 ||
-                 c_now - g_time.child_wake > CHILD_TURN_NS)) {
-        /* the child ran during the judge's turn (an honest one sleeps: its main thread waits
-           for the judge, its workers in OpenMP's pool): the call before it and the next are
-           void, whatever thread ran (a signal handler too; review 0412i2's threads that work
-           between the judge's two looks at them) */
-        if (recorded) {
-            --g_time.step;
-            ++g_time.voided;
-        }
-        g_time.busy = 1;
-    }
     if (JUDGE_LEFT_BEHIND && woke) {
         /* what ran beside the team through the judge's whole turn, from its wake to now: a
            thread outside OpenMP (the verdict's "not decided"), or a thread or process started
@@ -1070,6 +1066,19 @@ static int judge_serve(judge_box *box, int argc, char **argv)
             ++g_time.unlooked;
         else if (beside > g_time.beside)
             g_time.beside = beside;
+    }
+    long long c_now = 0;
+    if (woke && (process_cpu_ns(g_judge_child, &c_now) || g_time.child_wake < 0 ||
+                 c_now - g_time.child_wake > CHILD_TURN_NS)) {
+        /* the child ran during the judge's turn (an honest one sleeps: its main thread waits
+           for the judge, its workers in OpenMP's pool): the call before it and the next are
+           void, whatever thread ran (a signal handler too; review 0412i2's threads that work
+           between the judge's two looks at them) */
+        if (recorded) {
+            --g_time.step;
+            ++g_time.voided;
+        }
+        g_time.busy = 1;
     }
     box->op = JUDGE_TIMED;
     box->variant = 1; /* chapter 01's table: serial, threads */
