@@ -257,6 +257,13 @@ SLOW = re.compile(r"too slow to tell: on (?P<threads>\d+) threads the threaded v
 # the judge's turns in which it could not see where the threads waited: the instructor's only
 UNLOOKED = re.compile(r"; the judge could not see where the program's threads waited in \d+ "
                       r"turn\(s\)")
+
+
+def student_words(verdict):
+    """A verdict on the work sharing without what only the instructor reads (VOID, UNLOOKED)."""
+    return UNLOOKED.sub("", VOID.sub("", verdict))
+
+
 # the judge's "a thread beside the team" (harness_cpu.c, timing_finding()): its count
 BESIDE = re.compile(r"the judge does not call it shared: the program had (?P<threads>\d+) "
                     r"thread\(s\) beside its main thread and its idle OpenMP workers")
@@ -332,7 +339,7 @@ def judge_work_sharing(shares, envs, work_sharing):
                     "grader's timing)")
             why = "The rules forbid it"
         work_sharing.update(status_gate="failed",
-                            output=UNLOOKED.sub("", VOID.sub("", said)) + f"\n{why}: the "
+                            output=student_words(said) + f"\n{why}: the "
                             "self-test, in place and hidden vectors score 0 (45 of 60 points).")
     elif odd:
         work_sharing.update(status_gate="failed", output=(
@@ -397,7 +404,7 @@ def judge_work_sharing(shares, envs, work_sharing):
     else:
         said = [v for share in shares for v in share if v.startswith("threads shared")]
         work_sharing.update(status_gate="passed", output="passed: " + "\n".join(
-            UNLOOKED.sub("", VOID.sub("", v[len("threads shared the work: "):])) for v in said))
+            student_words(v[len("threads shared the work: "):]) for v in said))
     voided = [v for share in shares for v in share if VOID.search(v)]
     if voided:  # the count the student's text leaves out
         work_sharing["instructor"] = (work_sharing.get("instructor", "") + " The judge voided "

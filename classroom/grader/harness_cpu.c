@@ -665,22 +665,35 @@ static int process_cpu_ns(pid_t pid, long long *total)
     cstime) added to *total: 0, or -1 where the kernel does not say. Coarse (a tick is
     1/sysconf(_SC_CLK_TCK) s, 10 ms where it is 100), but it holds the time of a process of the
     run that ended and was reaped between two looks. */
-static int process_ticks(const char *pid, long long *total)
+/** /proc/PID/stat of process `pid` into buf (len bytes): where its fields after the command's
+    name begin (the name may hold ')'), or NULL where it cannot be read: 1 into *gone for a
+    process that is gone meanwhile (no file, or an empty one), else 0. */
+static const char *proc_stat(const char *pid, char *buf, size_t len, int *gone)
 {
-    char path[64], buf[1024];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%.20s/stat", pid);
     FILE *f = fopen(path, "r");
+    *gone = !f && (errno == ENOENT || errno == ESRCH);
     if (!f)
-        return errno == ENOENT || errno == ESRCH ? 0 : -1;
-    const size_t got = fread(buf, 1, sizeof buf - 1, f);
+        return NULL;
+    const size_t got = fread(buf, 1, len - 1, f);
     fclose(f);
     buf[got] = '\0';
-    const char *p = strrchr(buf, ')'); /* after the command's name, which may hold ')' */
+    *gone = got == 0;
+    const char *p = strrchr(buf, ')');
+    return p ? p + 1 : NULL;
+}
+
+static int process_ticks(const char *pid, long long *total)
+{
+    char buf[1024];
+    int gone;
+    const char *p = proc_stat(pid, buf, sizeof buf, &gone);
     long long cutime, cstime;
     /* fields 3-15 (state ... utime stime: process_cpu_ns()'s, to the nanosecond), then 16-17 */
-    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %lld %lld",
+    if (!p || sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %lld %lld",
                      &cutime, &cstime) != 2)
-        return got == 0 ? 0 : -1; /* a process that is gone meanwhile reads empty */
+        return gone ? 0 : -1;
     *total += cutime + cstime;
     return 0;
 }
@@ -803,16 +816,19 @@ static void learn_gomp(void)
         fclose(f);
 }
 
-static int docked(unsigned long pc)
+/** Was a thread at `pc` (thread_places()) asleep outside OpenMP's code? One that runs (pc 0) is
+    not: it may be a worker on its way to the pool on a crowded machine, and what it runs is
+    the CPU-time checks' to see. */
+static int asleep_elsewhere(unsigned long pc)
 {
     for (int k = 0; k < g_gomp_n; ++k)
         if (pc >= g_gomp[k][0] && pc < g_gomp[k][1])
-            return 1;
-    return 0;
+            return 0;
+    return pc != 0;
 }
 
-/** The child's threads that were neither its main thread nor idle in OpenMP's pool both when
-    the judge woke (g_time.wake_*) and now: threads outside OpenMP (a follower, a loader of the
+/** The child's threads that were asleep outside OpenMP's code both when the judge woke
+    (g_time.wake_*) and now (neither its main thread nor idle in OpenMP's pool): threads outside OpenMP (a follower, a loader of the
     judge's window), which no function a part may call can start (classroom/call_rule.py
     refuses pthread_create, fork, clone and the like; review 0412h reached them through libc's
     own symbols). A worker on its way to the pool, or out of it (a team smaller or larger than
@@ -832,7 +848,8 @@ static int beside_team(void)
     int beside = 0;
     for (int i = 0; i < n; ++i)
         for (int k = 0; k < g_time.wake_n; ++k)
-            if (g_time.wake_tid[k] == tid[i] && !docked(g_time.wake_pc[k]) && !docked(pc[i]))
+            if (g_time.wake_tid[k] == tid[i] && asleep_elsewhere(g_time.wake_pc[k]) &&
+                asleep_elsewhere(pc[i]))
                 ++beside;
     return beside;
 }
@@ -854,22 +871,15 @@ static long started_process(void)
     while (found == 0 && (e = readdir(d))) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9')
             continue;
-        char path[64], buf[512];
-        snprintf(path, sizeof path, "/proc/%.20s/stat", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f) {
-            if (errno != ENOENT && errno != ESRCH)
-                found = -1; /* not one that is gone meanwhile */
-            continue;
-        }
-        const size_t got = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[got] = '\0';
-        const char *p = strrchr(buf, ')'); /* after the command's name, which may hold ')' */
+        char buf[512];
+        int gone;
+        const char *p = proc_stat(e->d_name, buf, sizeof buf, &gone);
         long parent;
         const long pid = atol(e->d_name);
-        if (p && sscanf(p + 1, " %*c %ld", &parent) == 1 &&
-            (parent == child || (parent == me && pid != child)))
+        if (!p)
+            found = gone ? 0 : -1; /* a process that is gone meanwhile, or an unread one */
+        else if (sscanf(p, " %*c %ld", &parent) == 1 &&
+                 (parent == child || (parent == me && pid != child)))
             found = pid;
     }
     closedir(d);
@@ -930,6 +940,18 @@ static double thread_cpu_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/** The readings a turn of the judge's begins with, checked at its end (judge_serve()): the
+    child's CPU time into *c0 and g_time.child_wake (-1 where unread), the run's last PID, and
+    where each of the child's threads waits. 0, or -1 where the child's CPU time was unread. */
+static int turn_begin(long long *c0)
+{
+    const int unread = process_cpu_ns(g_judge_child, c0);
+    g_time.child_wake = unread ? -1 : *c0;
+    g_time.pid_wake = g_pid_ns ? last_pid() : 0;
+    g_time.wake_n = thread_places(g_judge_child, g_time.wake_tid, g_time.wake_pc, PLACES_MAX);
+    return unread;
+}
+
 static int judge_serve(judge_box *box, int argc, char **argv)
 {
     (void)argc;
@@ -947,12 +969,8 @@ static int judge_serve(judge_box *box, int argc, char **argv)
            0412h's "lazy completion"), voids the round; the child's own clock is read first, as
            soon as the judge wakes (run_cpu() reads every process of /proc: slower) */
         long long c0 = 0, c1 = 0, ns0, ticks0;
-        const int child0 = process_cpu_ns(g_judge_child, &c0);
-        g_time.child_wake = child0 ? -1 : c0;
-        /* and where each of the child's threads waits, and the run's last PID (end of turn) */
+        const int child0 = turn_begin(&c0);
         woke = 1;
-        g_time.pid_wake = g_pid_ns ? last_pid() : 0;
-        g_time.wake_n = thread_places(g_judge_child, g_time.wake_tid, g_time.wake_pc, PLACES_MAX);
         const double w0 = wall_seconds();
         g_time.pending = 0;
         const int read0 = run_cpu(&ns0, &ticks0);
@@ -1003,9 +1021,7 @@ static int judge_serve(judge_box *box, int argc, char **argv)
            takes */
         guard_team(T);
         long long c0 = 0;
-        g_time.child_wake = process_cpu_ns(g_judge_child, &c0) ? -1 : c0;
-        g_time.pid_wake = g_pid_ns ? last_pid() : 0;
-        g_time.wake_n = thread_places(g_judge_child, g_time.wake_tid, g_time.wake_pc, PLACES_MAX);
+        turn_begin(&c0);
         woke = 1;
     }
     /* a fresh input, the judge's serial scan of it (timed), the yardstick (timed) */
