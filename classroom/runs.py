@@ -9,6 +9,7 @@ checker, the harnesses) are hashed when made and compared before each use (Sandb
 The hidden vectors need no hash: the checker makes each vector again as it reads an output
 (classroom/grader/vector_gen.h), so a program that changes its input gains nothing.
 """
+import concurrent.futures
 import contextlib
 import fcntl
 import hashlib
@@ -347,14 +348,17 @@ def vector_file(env, folder, seed, n):
     return path
 
 
-_OBJECTS = {}
+_OBJECTS, _OBJECT_LOCKS = {}, {}
 
 
 def shared_object(env, src, extra=()):
     """An object of the grader's own source `src` (a harness), compiled once per process with
-    the course's flags (the same for every student), and hashed."""
+    the course's flags (the same for every student), and hashed. Objects of other sources or
+    flags compile at the same time (a lock per object)."""
     key = (src, tuple(extra))
     with _LOCK:
+        lock = _OBJECT_LOCKS.setdefault(key, threading.Lock())
+    with lock:
         obj = _OBJECTS.get(key)
         if obj and still_trusted(obj):
             return obj, ""
@@ -377,14 +381,15 @@ def shared_object(env, src, extra=()):
 def asan_common(env):
     """common/'s host sources under AddressSanitizer and UBSan, once per process (chapter 01's
     sanitizer build links the student's chapter with them)."""
-    objs, logs = [], ""
-    for c in ("cli.c", "data.c", "io.c", "report.c", "selftest.c"):
-        obj, out = shared_object(env, os.path.join(ROOT, "common", c),
-                                 ["-O0"] + env["ASAN_FLAGS"].split())
+    sources = [os.path.join(ROOT, "common", c)
+               for c in ("cli.c", "data.c", "io.c", "report.c", "selftest.c")]
+    with concurrent.futures.ThreadPoolExecutor(len(sources)) as pool:
+        made = list(pool.map(lambda c: shared_object(env, c, ["-O0"] + env["ASAN_FLAGS"].split()),
+                             sources))
+    for obj, out in made:
         if obj is None:
             return None, out
-        objs.append(obj)
-    return objs, logs
+    return [obj for obj, _ in made], ""
 
 
 _RENAMED = {}
@@ -574,14 +579,17 @@ class Made:
         self.vector = {n: vector_file(env, vectors, runs.seed, n)
                        for n in sorted({r[0] for r in runs.files})}
         self.harness = self.asan = self.asan_log = self.reference = None
-        if harness:
-            self.harness = b.harness_cpu() if cfg.get("cpu") else b.harness_gpu()
-            if self.harness:
-                trust(self.harness)
-        if cfg.get("cpu"):
-            self.asan, self.asan_log = b.asan()
-            if self.asan:
-                trust(self.asan)
+        # the harness and chapter 01's sanitizer build compile at the same time
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            asan = pool.submit(b.asan) if cfg.get("cpu") else None
+            if harness:
+                self.harness = b.harness_cpu() if cfg.get("cpu") else b.harness_gpu()
+                if self.harness:
+                    trust(self.harness)
+            if asan:
+                self.asan, self.asan_log = asan.result()
+                if self.asan:
+                    trust(self.asan)
         if cfg.get("radix"):
             self.reference, self.reference_log = radix_reference(b)
             if self.reference:

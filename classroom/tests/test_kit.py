@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The classroom kit's tests. `make test` runs the quick tier (about a minute on 2 cores, 75 s of
-CPU, no GPU needed, after `make all`); `--all` adds the slow checks (classroom/tests/kit_full.py:
-several minutes: every starter chapter built, a students' copy's own make all and make test, the
-whole gate corpus, every planted bug, Gradescope's autograder run from its zip).
+"""The classroom kit's tests. `make test` runs the quick tier (no GPU needed, after `make all`:
+47 s on 2 quiet cores and 89 s of CPU, the median of 4 runs on 2026-12-05); `--all` adds the
+slow checks (classroom/tests/kit_full.py: several minutes: every starter chapter built, a
+students' copy's own make all and make test, the whole gate corpus, every planted bug,
+Gradescope's autograder run from its zip).
 
 The quick tier:
  1. markers: each marked source preprocesses to the same text with and without its markers
@@ -41,8 +42,9 @@ The quick tier:
     gets a seed of its own; a run's leftover processes are killed and it cannot write another
     student's folder; a flood of output is stopped and kept in part; a compiler that waits is
     stopped; a link, a device or an oversized file is refused.
-Sections 1, 4 and 7 run beside the others, each in a process of its own at nice 10 (7 as
-`test_kit.py --students`, with user ids of its own): the class of section 5 goes first.
+Sections 1, 3, 4 and 7 run beside the others, each in a process of its own at nice 10 (3 as
+`test_kit.py --starters TMP`, 7 as `test_kit.py --students`, with user ids of its own): the
+class of section 5 goes first.
 Each check prints ok or FAIL; the last line counts the failures.
 """
 import csv
@@ -1197,10 +1199,22 @@ def students_code(full):
     return 1 if failures else 0
 
 
+def starters_alone(tmp):
+    """Section 3 alone (test_kit.py --starters TMP), in a process of its own beside the class:
+    its copies in TMP/starter and TMP/week1 (kit_full.py's, with --all). Its last line counts
+    its failures."""
+    start = time.time()
+    starters(tmp)
+    print(f"starters: {len(failures)} checks failed ({time.time() - start:.0f} s)")
+    return 1 if failures else 0
+
+
 def main(argv):
     full = "--all" in argv
     if "--students" in argv:
         return students_code(full)
+    if "--starters" in argv:
+        return starters_alone(argv[argv.index("--starters") + 1])
     start = time.time()
     tmp = tempfile.mkdtemp(prefix="kit_test_")
     os.chmod(tmp, 0o755)  # as root, the grader runs students' programs as users of their own: they must reach it
@@ -1224,8 +1238,8 @@ def main(argv):
                                 preexec_fn=lambda: os.nice(10))
 
     try:
-        # beside the hand-outs and the class (each in folders of its own): 1. the markers, 4.
-        # the gate's corpus (compilers only), 7. running students' code
+        # beside the hand-outs and the class (each in folders of its own): 1. the markers, 3.
+        # the starters, 4. the gate's corpus (compilers only), 7. running students' code
         markers = beside(os.path.join(HERE, "markers_same_binary.py"),
                          *([] if full else ["--preprocess"]))
         corpus = beside(os.path.join(HERE, "gate_corpus.py"), *([] if full else ["--quick"]))
@@ -1234,6 +1248,7 @@ def main(argv):
         import sandbox  # noqa: E402
         students = beside(os.path.abspath(__file__), "--students", *(["--all"] if full else []),
                           env=dict(os.environ, GRADE_UID_BASE=str(sandbox.ID_BASE + 1000)))
+        copies = beside(os.path.abspath(__file__), "--starters", tmp)
         # the class first: the longest section, which the others wait for
         course = handouts(tmp)
         excerpts()
@@ -1241,8 +1256,6 @@ def main(argv):
         hidden_stays_hidden(tmp)
         reports_and_class(tmp, course)
         section("hand-outs, the grader and a class of eight")
-        copy, week1 = starters(tmp)
-        section("starters")
         out = markers.communicate()[0]
         check("markers: the same " + ("objects" if full else "preprocessed text") +
               " with and without them", markers.returncode == 0, out[-1200:])
@@ -1252,18 +1265,20 @@ def main(argv):
               corpus.returncode == 0,
               "\n".join(l for l in out.splitlines() if not l.startswith("ok"))[-2000:])
         print("     " + (out.strip().splitlines() or ["(the gate's corpus printed nothing)"])[-1])
-        out = students.communicate()[0]
-        print(out.rstrip(), flush=True)  # its checks, one line each, and their count
-        failed = [l[5:] for l in out.splitlines() if l.startswith("FAIL ")]
-        failures.extend(failed)
-        if students.returncode != 0 and not failed:
-            check("running students' code (test_kit.py --students) ended as it should", False,
-                  f"exit {students.returncode}: " + out[-1200:])
-        section("beside them: markers, the gate's corpus, running students' code")
+        for proc, what in ((copies, "starters (test_kit.py --starters)"),
+                           (students, "running students' code (test_kit.py --students)")):
+            out = proc.communicate()[0]
+            print(out.rstrip(), flush=True)  # its checks, one line each, and their count
+            failed = [l[5:] for l in out.splitlines() if l.startswith("FAIL ")]
+            failures.extend(failed)
+            if proc.returncode != 0 and not failed:
+                check(f"{what} ended as it should", False, f"exit {proc.returncode}: " +
+                      out[-1200:])
+        section("beside them: markers, the gate's corpus, starters, running students' code")
         if full:
             sys.modules.setdefault("test_kit", sys.modules[__name__])
             import kit_full  # noqa: E402
-            kit_full.main(tmp, copy, week1)
+            kit_full.main(tmp, os.path.join(tmp, "starter"), os.path.join(tmp, "week1"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"classroom kit{' (all)' if full else ''}: {len(failures)} checks failed"
