@@ -41,6 +41,7 @@ its verdicts (items.judge_work_sharing()).
 import concurrent.futures
 import csv
 import os
+import re
 import subprocess
 import time
 import unittest.mock
@@ -285,8 +286,9 @@ def main(kit, tmp, check, full=False):
              if full else ())}
     body["T6_small"] = body["T6_big_forge"].replace("n > ((size_t)1 << 31)", "n > 60000")
     if full:
-        # R6L's thread scans nine tenths, not half: on 2 CPUs half was sometimes done before
-        # the judge woke, inside the part's time (neither void nor wrong: nothing to see)
+        # R6L's thread scans nine tenths, not half: on 2 CPUs the tail is often done before
+        # the judge woke, inside the part's time (neither void nor wrong: timed_as_serial()
+        # sees it), and a tail the judge missed would show the part at 2x and more
         body["R6L_lazy_completion"] = body["R6L_lazy_completion"].replace(
             "const size_t half = n / 2;", "const size_t half = n / 10;")
     # G3S began at the judge's first timed call, known by its n then (2^22 less up to 4095),
@@ -335,11 +337,22 @@ def main(kit, tmp, check, full=False):
                                            timeout=timeout)
         return status, out, verdicts
 
-    def timed_run(name):
+    def timed_run(name, debug=False):
         """A run of `name` on 3 threads, timed on 2 CPUs too (GRADE_TIMING_MIN_CPUS: the kit's
-        test alone sets it): its status, output, verdicts and verdicts on the work sharing."""
-        status, out, v = said(name, 3, timeout=120, GRADE_TIMING_MIN_CPUS="2")
+        test alone sets it), with `debug` the judge's own timings printed (GRADE_SHARE_DEBUG):
+        its status, output, verdicts and verdicts on the work sharing."""
+        status, out, v = said(name, 3, timeout=120, GRADE_TIMING_MIN_CPUS="2",
+                              **({"GRADE_SHARE_DEBUG": "1"} if debug else {}))
         return status, out, v, [x for x in v if x.startswith(items.SHARE_VERDICTS)]
+
+    def timed_as_serial(out):
+        """Whether the judge timed the part at a serial scan's speed or slower (its "part x1.02",
+        GRADE_SHARE_DEBUG, under share_rule.h's PART_MIN of 1.15), with every round timed: R6L's
+        tail then ended before the judge woke, inside the part's time (on 2 busy CPUs, where the
+        judge wakes late). A tail that worked unseen would show R6L at 2x and more: its own
+        thread scans a tenth."""
+        part = re.search(r"^share: T=3 serial .* part x([0-9.]+);", out, re.M)
+        return part is not None and float(part.group(1)) < 1.15
 
     # the judge times the threaded variant only with 3 CPUs for 3 threads (harness_cpu.c), and
     # judges only where the yardstick gained 2x (idle cores): elsewhere "not decided here"
@@ -508,12 +521,14 @@ def main(kit, tmp, check, full=False):
                                        "while its yardstick runs (a review of 2026-12-04)"),
                                ("R6L", "whose thread outside OpenMP finishes the scan after it "
                                        "returns (review 0412h's lazy completion)")):
-                status, out, v, share = timed_run(name)
+                status, out, v, share = timed_run(name, debug=name == "R6L")
                 check(f"the judge: a serial part {what} is never shared (void rounds, a thread "
-                      "beside the team, a thread started in the judge's turn, or a wrong "
-                      "output)", len(share) == 1 and not share[0].startswith("threads shared") and
+                      "beside the team, a thread started in the judge's turn, a wrong output, or "
+                      "R6L's tail timed inside its time)", len(share) == 1 and
+                      not share[0].startswith("threads shared") and
                       ("void" in share[0] or "beside its main thread" in share[0] or
-                       "tampering" in share[0] or v[-1].startswith("in place FAILED")),
+                       "tampering" in share[0] or v[-1].startswith("in place FAILED") or
+                       (name == "R6L" and timed_as_serial(out))),
                       f"{status} {v} {out[-300:]}")
             # the same parts against a judge without that look: its CPU-time checks void every
             # round, never a timing taken as a merely busy machine's (R6L: or its output, left
@@ -530,13 +545,15 @@ def main(kit, tmp, check, full=False):
                             "threads)"),
                     ("R6L", "whose thread outside OpenMP finishes the scan after it returns "
                             "(review 0412h): its rounds are void (the child's CPU clock from the "
-                            "judge's wake) or its timed output wrong")):
-                status, out, v, share = timed_run(name + "_cpu")
+                            "judge's wake), its timed output wrong, or its tail inside its time "
+                            "(done before the judge woke: timed as the serial scan it is)")):
+                status, out, v, share = timed_run(name + "_cpu", debug=name == "R6L")
+                serial = name == "R6L" and timed_as_serial(out)
                 check(f"the judge without its look at what a part left running: a serial part "
                       f"{what}, never timed as if the machine were merely busy", len(share) == 1
                       and not share[0].startswith("threads shared") and
-                      ("void" in share[0] or (name == "R6L" and v and
-                                              v[-1].startswith("in place FAILED"))),
+                      ("void" in share[0] or serial or (name == "R6L" and v and
+                                                        v[-1].startswith("in place FAILED"))),
                       f"{status} {v} {out[-300:]}")
             status, out, v, share = timed_run("R5A")
             check("the judge: a serial part that pins the judge's worker threads to one CPU (a "
