@@ -121,9 +121,10 @@ run_suite() {
 queued=() queued_kind=()  # kind: host, long, gpu, heading or skip
 queue_suite() { queued+=("$(printf '%q ' "$@")"); queued_kind+=(host); }
 # the longest host suite, which sets make test's time: queued first, and the host suites that
-# run beside it yield to it (nice 10), so that it ends as soon as it would alone and they fill
+# start while it runs yield to it (10 above its nice value), so that they slow it less and fill
 # what it leaves of the cores (2 cores, 2026-12-05: the kit took 69 s in make test beside
-# them at nice 0; 52 and 56 s so, with its starters' checks moved beside its class)
+# them at its own priority; 52 and 56 s so, with its starters' checks moved beside its class,
+# against 47 s alone)
 queue_long_suite() { queued+=("$(printf '%q ' "$@")"); queued_kind+=(long); }
 queue_gpu_suite() { queued+=("$(printf '%q ' "$@")"); queued_kind+=(gpu); }
 queue_heading() { queued+=("$1"); queued_kind+=(heading); }  # skip_suite() queues a skip
@@ -162,7 +163,7 @@ run_batch() {
       done
       (passed=0 failed=0 skipped=0 inner=0
        if [ "${queued_kind[next]}" = host ] && [ "$long_running" -eq 1 ]; then
-         renice -n 10 -p "$BASHPID" >/dev/null 2>&1
+         renice "$(( $(nice) + 10 ))" -p "$BASHPID" >/dev/null 2>&1  # absolute: util-linux, busybox
        fi
        eval "run_suite ${queued[next]}" >"$dir/$next.out"
        echo "$passed $failed $skipped $inner" >"$dir/$next.counts") &

@@ -288,7 +288,8 @@ def main(kit, tmp, check, full=False):
     if full:
         # R6L's thread scans nine tenths, not half: on 2 CPUs the tail is often done before
         # the judge woke, inside the part's time (neither void nor wrong: timed_as_serial()
-        # sees it), and a tail the judge missed would show the part at 2x and more
+        # accepts it), and a tail the judge missed from its start would show the part at 2x
+        # and more
         body["R6L_lazy_completion"] = body["R6L_lazy_completion"].replace(
             "const size_t half = n / 2;", "const size_t half = n / 10;")
     # G3S began at the judge's first timed call, known by its n then (2^22 less up to 4095),
@@ -345,14 +346,23 @@ def main(kit, tmp, check, full=False):
                               **({"GRADE_SHARE_DEBUG": "1"} if debug else {}))
         return status, out, v, [x for x in v if x.startswith(items.SHARE_VERDICTS)]
 
-    def timed_as_serial(out):
-        """Whether the judge timed the part at a serial scan's speed or slower (its "part x1.02",
-        GRADE_SHARE_DEBUG, under share_rule.h's PART_MIN of 1.15), with every round timed: R6L's
-        tail then ended before the judge woke, inside the part's time (on 2 busy CPUs, where the
-        judge wakes late). A tail that worked unseen would show R6L at 2x and more: its own
-        thread scans a tenth."""
+    part_min = float(re.search(r"#define PART_MIN ([0-9.]+)", open(os.path.join(
+        kit.KIT, "grader", "share_rule.h")).read()).group(1))
+
+    def timed_as_serial(name, out):
+        """Whether the judge timed the part, in its fastest round, at less than share_rule.h's
+        PART_MIN of its serial scan's speed (its "part x0.59", GRADE_SHARE_DEBUG), with every
+        round timed: R6L's tail then ended before the judge woke, inside the part's time (on 2
+        CPUs that the run's own threads keep busy, where the judge wakes late). A tail missed
+        from its start in even one round would show R6L at 2x and more there (its own thread
+        scans a tenth). A record line says when a run is accepted so: the CPU-time checks were
+        then not what caught it."""
         part = re.search(r"^share: T=3 serial .* part x([0-9.]+);", out, re.M)
-        return part is not None and float(part.group(1)) < 1.15
+        if part is None or float(part.group(1)) >= part_min:
+            return False
+        print(f"     record: {name} accepted as timed at a serial scan's speed (part "
+              f"x{part.group(1)}): its tail ended before the judge woke")
+        return True
 
     # the judge times the threaded variant only with 3 CPUs for 3 threads (harness_cpu.c), and
     # judges only where the yardstick gained 2x (idle cores): elsewhere "not decided here"
@@ -528,7 +538,7 @@ def main(kit, tmp, check, full=False):
                       not share[0].startswith("threads shared") and
                       ("void" in share[0] or "beside its main thread" in share[0] or
                        "tampering" in share[0] or v[-1].startswith("in place FAILED") or
-                       (name == "R6L" and timed_as_serial(out))),
+                       (name == "R6L" and timed_as_serial(name, out))),
                       f"{status} {v} {out[-300:]}")
             # the same parts against a judge without that look: its CPU-time checks void every
             # round, never a timing taken as a merely busy machine's (R6L: or its output, left
@@ -548,7 +558,7 @@ def main(kit, tmp, check, full=False):
                             "judge's wake), its timed output wrong, or its tail inside its time "
                             "(done before the judge woke: timed as the serial scan it is)")):
                 status, out, v, share = timed_run(name + "_cpu", debug=name == "R6L")
-                serial = name == "R6L" and timed_as_serial(out)
+                serial = name == "R6L" and timed_as_serial(name + "_cpu", out)
                 check(f"the judge without its look at what a part left running: a serial part "
                       f"{what}, never timed as if the machine were merely busy", len(share) == 1
                       and not share[0].startswith("threads shared") and

@@ -1226,16 +1226,19 @@ def main(argv):
         print(f"     ({name}: {now - t0[0]:.0f} s, its programs' CPU time {used:.0f} s)")
         t0[:] = [now, cpu]
 
+    started = []
+
     def beside(*args, env=None):
         """A command started now, that runs beside this process's checks (its output read at
         the end): the sections that share nothing with the class graded here, so that the two
         cores are both busy and the kit's time is its longest section's, not their sum. At a
         lower priority (nice 10): the class, whose runs follow one another, goes first, and
         these fill what it leaves of the cores."""
-        return subprocess.Popen([sys.executable] + list(args), cwd=ROOT, text=True,
-                                errors="replace", stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, env=env,
-                                preexec_fn=lambda: os.nice(10))
+        started.append(subprocess.Popen([sys.executable] + list(args), cwd=ROOT, text=True,
+                                        errors="replace", stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, env=env,
+                                        preexec_fn=lambda: os.nice(10)))
+        return started[-1]
 
     try:
         # beside the hand-outs and the class (each in folders of its own): 1. the markers, 3.
@@ -1280,6 +1283,10 @@ def main(argv):
             import kit_full  # noqa: E402
             kit_full.main(tmp, os.path.join(tmp, "starter"), os.path.join(tmp, "week1"))
     finally:
+        for p in started:  # still running only where a check raised: before its folder goes
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"classroom kit{' (all)' if full else ''}: {len(failures)} checks failed"
           + (f": {', '.join(failures)}" if failures else "") + f" ({time.time() - start:.0f} s)")

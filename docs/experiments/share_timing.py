@@ -13,8 +13,8 @@ Builds chapter 01's harness (classroom/grader/harness_cpu.c) with the course's p
 the second gaming review's T2 (a serial scan whose other threads touch their pages, spin and
 rewrite them: only the timing can catch it) and with review 0412h's R6L (a serial part whose
 thread outside OpenMP finishes each timed scan after the part returns: never shared; R6L_cpu,
-against a judge built without its looks at what runs beside the team, must have its rounds void
-or wrong, or its tail timed inside its time: "part" under 1.15x) and R6V (one thread scanning with AVX-512 while the others read
+against a judge built without its looks at what runs beside the team, is never shared either)
+and R6V (one thread scanning with AVX-512 while the others read
 ahead of it: the page witnesses flag it, the timing says whether it reaches 0.7 of the
 yardstick) and review 0412i's R7F (the course's part with a thread outside OpenMP that sleeps
 for good: its timing may say shared, the judge's look must not), as the kit's test builds them
