@@ -661,10 +661,6 @@ static int process_cpu_ns(pid_t pid, long long *total)
     return 0;
 }
 
-/** Clock ticks of CPU time of process `pid`'s waited-for children (/proc/PID/stat: cutime +
-    cstime) added to *total: 0, or -1 where the kernel does not say. Coarse (a tick is
-    1/sysconf(_SC_CLK_TCK) s, 10 ms where it is 100), but it holds the time of a process of the
-    run that ended and was reaped between two looks. */
 /** /proc/PID/stat of process `pid` into buf (len bytes): where its fields after the command's
     name begin (the name may hold ')'), or NULL where it cannot be read: 1 into *gone for a
     process that is gone meanwhile (no file, or an empty one), else 0. */
@@ -684,6 +680,10 @@ static const char *proc_stat(const char *pid, char *buf, size_t len, int *gone)
     return p ? p + 1 : NULL;
 }
 
+/** Clock ticks of CPU time of process `pid`'s waited-for children (/proc/PID/stat: cutime +
+    cstime) added to *total: 0, or -1 where the kernel does not say. Coarse (a tick is
+    1/sysconf(_SC_CLK_TCK) s, 10 ms where it is 100), but it holds the time of a process of the
+    run that ended and was reaped between two looks. */
 static int process_ticks(const char *pid, long long *total)
 {
     char buf[1024];
@@ -828,11 +828,12 @@ static int asleep_elsewhere(unsigned long pc)
 }
 
 /** The child's threads that were asleep outside OpenMP's code both when the judge woke
-    (g_time.wake_*) and now (neither its main thread nor idle in OpenMP's pool): threads outside OpenMP (a follower, a loader of the
-    judge's window), which no function a part may call can start (classroom/call_rule.py
-    refuses pthread_create, fork, clone and the like; review 0412h reached them through libc's
-    own symbols). A worker on its way to the pool, or out of it (a team smaller or larger than
-    T, a nested region), is at neither look. Their count, or -1 where the kernel does not say. */
+    (g_time.wake_*) and now (neither its main thread nor idle in OpenMP's pool): threads outside
+    OpenMP (a follower, a loader of the judge's window), which no function a part may call can
+    start (classroom/call_rule.py refuses pthread_create, fork, clone and the like; review 0412h
+    reached them through libc's own symbols). A worker on its way to the pool, or out of it (a
+    team smaller or larger than T, a nested region), is at neither look. Their count, or -1
+    where the kernel does not say. */
 static int beside_team(void)
 {
 #if !defined(__x86_64__)
